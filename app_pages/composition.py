@@ -1,0 +1,4 @@
+import streamlit as st
+
+st.title("Composition")
+st.write("Being written.")

@@ -1,0 +1,4 @@
+import streamlit as st
+
+st.title("Randomized response")
+st.write("Being written.")

@@ -1,0 +1,45 @@
+"""Screenshots of every page at desktop and phone widths, into docs/screenshots/.
+
+    python docs/screenshots.py              # every page
+    python docs/screenshots.py laplace home # only these slugs
+
+Starts its own server on a free port and drives Debian's Chromium.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS, serve_app, wait_for_app  # noqa: E402
+from ui.course import HOME, LESSONS  # noqa: E402
+
+VIEWPORTS = {"desktop": (1440, 900), "phone": (390, 844)}
+OUT = ROOT / "docs" / "screenshots"
+
+
+def main(slugs: list[str]) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    chosen = [lesson for lesson in LESSONS if not slugs or lesson.slug in slugs]
+    with serve_app() as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for name, (width, height) in VIEWPORTS.items():
+            page = browser.new_page(viewport={"width": width, "height": height})
+            for lesson in chosen:
+                page.goto(url + ("/" if lesson is HOME else f"/{lesson.slug}"))
+                wait_for_app(page)
+                page.wait_for_timeout(1500)  # let Plotly finish drawing
+                path = OUT / f"{lesson.slug}-{name}.png"
+                page.screenshot(path=path, full_page=True)
+                print(path.relative_to(ROOT))
+            page.close()
+        browser.close()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

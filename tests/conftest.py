@@ -1,0 +1,90 @@
+"""Shared fixtures: AppTest runs through app.py, and a live server with headless Chromium."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.course import Lesson
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+REQUIRE_BROWSER = os.environ.get("REQUIRE_BROWSER") == "1"
+
+
+def app_test(lesson: Lesson, query_params: dict | None = None) -> AppTest:
+    """Run a page the way the server does: through app.py and st.navigation."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params.update(query_params or {})
+    at.switch_page(lesson.script)
+    return at.run()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve_app():
+    """A real `streamlit run app.py` on a free loopback port; yields its URL."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/_stcore/health", timeout=1)
+            break
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                raise RuntimeError(f"streamlit did not start: {server.stderr.read().decode()}") from None
+            time.sleep(0.3)
+    try:
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    with serve_app() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """Debian's Chromium (Playwright cannot download its own here)."""
+    if not Path(CHROMIUM).exists():
+        reason = "Chromium not found: install it with `apt-get install -y chromium`"
+        if REQUIRE_BROWSER:
+            pytest.fail(f"REQUIRE_BROWSER=1 but {reason}")
+        pytest.skip(reason)
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+def wait_for_app(page, timeout: float = 30_000) -> None:
+    """Connected, and the script has finished running."""
+    page.wait_for_selector("[data-testid=stApp][data-test-connection-state=CONNECTED]", timeout=timeout)
+    page.wait_for_selector("[data-test-script-state=notRunning]", timeout=timeout)

@@ -1,0 +1,1 @@
+"""Streamlit-facing helpers shared by every page: course registry, theme, widgets, lessons."""

@@ -1,0 +1,107 @@
+"""Lessons as data: prose lives in lessons/<slug>.md, quizzes in lessons/<slug>.quiz.toml.
+
+A lesson file is split into named sections by marker lines of the form
+
+    <!-- section: hook -->
+
+and a page renders one section at a time, next to its demo. Inside a section,
+{{name}} or {{name:.2f}} is replaced by a live number the page passes in, so the
+"what to notice" text follows the sliders. An instructor can reword a lesson without
+touching Python.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import streamlit as st
+
+from ui.course import ROOT
+
+LESSON_DIR = ROOT / "lessons"
+_SECTION = re.compile(r"^<!--\s*section:\s*([\w-]+)\s*-->\s*$", re.MULTILINE)
+_PLACEHOLDER = re.compile(r"\{\{(\w+)(?::([^{}]*))?\}\}")
+
+
+@dataclass(frozen=True)
+class Quiz:
+    id: str
+    question: str
+    options: tuple[str, ...]
+    answer: int
+    explanation: str
+
+
+@lru_cache(maxsize=64)
+def _read_sections(path: Path, mtime: float) -> dict[str, str]:
+    parts = _SECTION.split(path.read_text(encoding="utf-8"))
+    # parts = [preamble, name1, body1, name2, body2, ...]
+    return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=True)}
+
+
+def sections(slug: str) -> dict[str, str]:
+    """All named sections of lessons/<slug>.md (re-read when the file changes)."""
+    path = LESSON_DIR / f"{slug}.md"
+    return _read_sections(path, path.stat().st_mtime)
+
+
+def fill(text: str, values: dict) -> str:
+    """Replace {{name}} and {{name:fmt}} by the page's live values; leave others alone."""
+
+    def replace(match: re.Match) -> str:
+        name, spec = match.group(1), match.group(2)
+        if name not in values:
+            return match.group(0)
+        return format(values[name], spec or "")
+
+    return _PLACEHOLDER.sub(replace, text)
+
+
+def section_text(slug: str, name: str, **values) -> str:
+    try:
+        text = sections(slug)[name]
+    except KeyError:
+        raise KeyError(f"lessons/{slug}.md has no section {name!r}") from None
+    return fill(text, values)
+
+
+def render(slug: str, name: str, **values) -> None:
+    """Show one section of a lesson, with live numbers filled in."""
+    st.markdown(section_text(slug, name, **values))
+
+
+@lru_cache(maxsize=64)
+def _read_quizzes(path: Path, mtime: float) -> dict[str, Quiz]:
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    quizzes = {}
+    for entry in data.get("quiz", []):
+        quiz = Quiz(entry["id"], entry["question"], tuple(entry["options"]),
+                    int(entry["answer"]), entry["explanation"])
+        if not 0 <= quiz.answer < len(quiz.options):
+            raise ValueError(f"{path.name}: quiz {quiz.id!r} has no option {quiz.answer}")
+        quizzes[quiz.id] = quiz
+    return quizzes
+
+
+def quizzes(slug: str) -> dict[str, Quiz]:
+    path = LESSON_DIR / f"{slug}.quiz.toml"
+    return _read_quizzes(path, path.stat().st_mtime)
+
+
+def quiz(slug: str, quiz_id: str) -> None:
+    """Predict, then reveal: the student commits to an answer before seeing it."""
+    q = quizzes(slug)[quiz_id]
+    key = f"{slug}_quiz_{quiz_id}"
+    with st.container(border=True):
+        st.markdown(f"**🤔 Predict first.** {q.question}")
+        choice = st.radio("Your prediction", range(len(q.options)), index=None, key=key,
+                          format_func=lambda i: q.options[i], label_visibility="collapsed")
+        revealed = st.toggle("Reveal the answer", key=f"{key}_reveal", disabled=choice is None,
+                             help="Pick an answer first.")
+        if revealed and choice is not None:
+            verdict = "✅ Right." if choice == q.answer else f"❌ Not quite: the answer is *{q.options[q.answer]}*."
+            st.markdown(f"{verdict} {q.explanation}")

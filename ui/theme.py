@@ -1,0 +1,70 @@
+"""One look for every chart: the Okabe–Ito colour-blind-safe palette, fonts and sizes.
+
+Colour is never the only signal: each series also gets its own dash and marker from
+the same position in DASHES and MARKERS.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import plotly.io as pio
+
+# Okabe & Ito 2008, "Color Universal Design". Black is left out: it is the text colour.
+PALETTE = {
+    "blue": "#0072B2",
+    "orange": "#E69F00",
+    "green": "#009E73",
+    "vermillion": "#D55E00",
+    "sky": "#56B4E9",
+    "purple": "#CC79A7",
+    "yellow": "#F0E442",
+}
+SERIES = ["blue", "orange", "green", "vermillion", "sky", "purple"]
+DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
+MARKERS = ["circle", "square", "diamond", "triangle-up", "x", "star"]
+GREY = "#6b6b6b"
+INK = "#1a1a1a"
+
+FONT_SIZE = 16  # readable from the back of a lecture hall at 1280×720
+LINE_WIDTH = 2.5
+HEIGHT = 420
+
+
+def series_style(i: int) -> dict:
+    """Colour, dash and marker for the i-th series of a chart."""
+    colour = PALETTE[SERIES[i % len(SERIES)]]
+    return {
+        "line": {"color": colour, "dash": DASHES[i % len(DASHES)], "width": LINE_WIDTH},
+        "marker": {"color": colour, "symbol": MARKERS[i % len(MARKERS)], "size": 8},
+    }
+
+
+pio.templates["dplab"] = go.layout.Template(
+    layout=go.Layout(
+        font={"family": "Source Sans Pro, Arial, sans-serif", "size": FONT_SIZE, "color": INK},
+        colorway=[PALETTE[name] for name in SERIES],
+        paper_bgcolor="white",
+        plot_bgcolor="white",
+        height=HEIGHT,
+        margin={"l": 70, "r": 20, "t": 60, "b": 60},
+        title={"x": 0, "xanchor": "left", "font": {"size": FONT_SIZE + 2}},
+        xaxis={"showgrid": True, "gridcolor": "#e5e5e5", "zeroline": False, "linecolor": GREY,
+               "ticks": "outside", "automargin": True},
+        yaxis={"showgrid": True, "gridcolor": "#e5e5e5", "zeroline": False, "linecolor": GREY,
+               "ticks": "outside", "automargin": True},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0},
+        hoverlabel={"font": {"size": FONT_SIZE}},
+    )
+)
+
+
+def figure(title: str, x_title: str, y_title: str) -> go.Figure:
+    """An empty figure in the DP Lab theme, with a title and axis labels (with units)."""
+    fig = go.Figure()
+    fig.update_layout(
+        template="dplab",
+        title={"text": title},
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+    )
+    return fig
