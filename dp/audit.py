@@ -17,6 +17,14 @@ from scipy.stats import beta
 from dp import _checks as check
 
 
+def _binomial_sample(hits, trials, alpha) -> tuple[int, int, float]:
+    trials = check.count("trials", trials)
+    hits = check.count("hits", hits, minimum=0)
+    if hits > trials:
+        raise ValueError(f"hits must be ≤ trials = {trials}, got {hits}")
+    return hits, trials, check.open_unit("alpha", alpha)
+
+
 def clopper_pearson_lower(hits: int, trials: int, alpha: float) -> float:
     """One-sided lower confidence bound on p from `hits` successes in `trials` Bernoulli(p):
 
@@ -24,11 +32,16 @@ def clopper_pearson_lower(hits: int, trials: int, alpha: float) -> float:
 
     so that Pr[p̲ ≤ p] ≥ 1 − α (Clopper & Pearson 1934).
     """
+    hits, trials, alpha = _binomial_sample(hits, trials, alpha)
     return 0.0 if hits == 0 else float(beta.ppf(alpha, hits, trials - hits + 1))
 
 
 def clopper_pearson_upper(hits: int, trials: int, alpha: float) -> float:
-    """One-sided upper bound p̄ = Beta⁻¹(1 − α; hits + 1, trials − hits), and 1 when hits = trials."""
+    """One-sided upper bound p̄ = Beta⁻¹(1 − α; hits + 1, trials − hits), and 1 when hits = trials.
+
+    Pr[p̄ ≥ p] ≥ 1 − α (Clopper & Pearson 1934).
+    """
+    hits, trials, alpha = _binomial_sample(hits, trials, alpha)
     return 1.0 if hits == trials else float(beta.ppf(1 - alpha, hits + 1, trials - hits))
 
 

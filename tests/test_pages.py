@@ -70,3 +70,9 @@ def test_registry_has_unique_slugs_and_known_sections():
     slugs = [lesson.slug for lesson in LESSONS]
     assert len(slugs) == len(set(slugs))
     assert all(lesson.section in SECTIONS for lesson in LESSONS)
+
+
+def test_readme_course_map_lists_every_lesson():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for lesson in LESSONS[1:]:
+        assert f"| {lesson.section} | {lesson.title} |" in readme, lesson.title
