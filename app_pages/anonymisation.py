@@ -1,4 +1,282 @@
+"""Why anonymisation fails: linkage, differencing and reconstruction attacks."""
+
+from __future__ import annotations
+
+import numpy as np
 import streamlit as st
 
-st.title("Why anonymisation fails")
-st.write("Being written.")
+from dp import laplace_mechanism, reconstruction_attack
+from dp.linkage import (
+    DIAGNOSES,
+    RESOLUTIONS,
+    ZIP_DIGITS,
+    alone_in_table,
+    differencing_accuracy,
+    differencing_counts,
+    expected_unique_share,
+    format_zip,
+    hospital_table,
+    linkage_attack,
+    voter_roll,
+)
+from ui import lessons
+from ui.charts import anonymisation as charts
+from ui.params import EPSILONS, choice_slider, epsilon_slider, number_label
+from ui.seeds import demo_seed, resample_button, rng_for
+
+SLUG = "anonymisation"
+TITLE = "Why anonymisation fails"
+
+HOSPITAL_SIZE = 2_000
+POPULATIONS = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000]
+DEFAULT_POPULATION = 100_000
+CURVE_POPULATIONS = np.unique(np.round(np.logspace(3, np.log10(POPULATIONS[-1]), 60)))
+ZIP_LABELS = {5: "all 5", 4: "first 4", 3: "first 3", 0: "none"}
+BIRTH_LABELS = {"full date": "day", "month & year": "month", "year": "year"}
+DIFFERENCING_POPULATION = 20_000
+
+RECON_N = [25, 50, 100, 150, 200]
+RECON_K = [25, 50, 100, 200, 400]
+RECON_E = [0, 0.5, 1, 1.5, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30]
+SWEEP_RATIOS = (0.0, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5)  # E / √n: 9 LPs, ≤ 1 s at n = 200, k = 400
+
+
+def _shown(format_func):
+    """A slider label function that passes an already formatted label through unchanged
+    (AppTest sets select sliders by their labels)."""
+    return lambda value: value if isinstance(value, str) else format_func(value)
+
+
+# ---------------------------------------------------------------- cached computations
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _county(n: int, seed: list):
+    """The synthetic voter roll of n people and the 2,000-patient hospital table."""
+    rng = np.random.default_rng(seed)
+    roll = voter_roll(n, rng)
+    return roll, hospital_table(roll, min(HOSPITAL_SIZE, n), rng)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _linkage(n: int, zip_digits: int, resolution: str, seed: list):
+    roll, records = _county(n, seed)
+    return linkage_attack(roll, records, zip_digits, resolution)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _curves(zip_digits: int) -> dict[str, np.ndarray]:
+    return {label: expected_unique_share(CURVE_POPULATIONS, zip_digits, resolution)
+            for label, resolution in BIRTH_LABELS.items()}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _reconstruct(n: int, k: int, noise_bounds: tuple[float, ...], seed: list):
+    """Secret bits and the LP attack's guesses, one row per noise bound E.
+
+    Every E reuses the same queries and the same uniform draws (the noise is E times
+    them), so the sweep shows one attack under growing noise.
+    """
+    bits_seed, attack_seed = np.random.SeedSequence(seed).spawn(2)
+    bits = np.random.default_rng(bits_seed).integers(0, 2, size=n)
+    guesses = np.array([reconstruction_attack(bits, k, e, np.random.default_rng(attack_seed))
+                        for e in noise_bounds])
+    return bits, guesses
+
+
+# ---------------------------------------------------------------- page
+
+st.title(TITLE)
+lessons.render(SLUG, "hook")
+
+st.header("1. Linkage: join on ZIP, birth date and sex")
+lessons.render(SLUG, "weld")
+lessons.quiz(SLUG, "county")
+lessons.render(SLUG, "linkage-setup")
+
+
+@st.fragment
+def linkage_demo() -> None:
+    controls, plot = st.columns([1, 2], gap="large")
+    with controls:
+        n = choice_slider("People in the county, n", POPULATIONS, DEFAULT_POPULATION, "anon_n",
+                          format_func=_shown(lambda v: f"{v:,}"),
+                          help="Everyone is on the public voter roll; 2,000 of them are patients.")
+        zip_digits = choice_slider("ZIP digits released", ZIP_DIGITS, 5, "anon_zip",
+                                   format_func=_shown(ZIP_LABELS.get),
+                                   help="HIPAA's Safe Harbor rule keeps the first 3.")
+        birth = choice_slider("Birth date released as", list(BIRTH_LABELS), "full date",
+                              "anon_birth", format_func=str)
+        resample_button("anon_linkage", "🎲 New county")
+    resolution = BIRTH_LABELS[birth]
+    seed = demo_seed("anon_linkage")
+    roll, records = _county(n, seed)
+    result = _linkage(n, zip_digits, resolution, seed)
+    curves = _curves(zip_digits)
+    expected = float(np.interp(n, CURVE_POPULATIONS, curves[birth]))
+    named = int(np.sum(result.matches == 1))
+    with controls:
+        st.metric("Patients named by the join", f"{named:,} of {len(records):,}",
+                  f"{100 * result.unique_share:.1f}%", delta_color="off")
+    with plot:
+        st.plotly_chart(charts.uniqueness_chart(CURVE_POPULATIONS, curves, birth, n,
+                                                result.unique_share, ZIP_LABELS[zip_digits]),
+                        width="stretch", key="anon_uniqueness_chart")
+    lessons.render(SLUG, "linkage-notice", n=f"{n:,}", records=f"{len(records):,}", named=f"{named:,}",
+                   share=100 * result.unique_share, expected=100 * expected,
+                   zip=ZIP_LABELS[zip_digits], birth=birth,
+                   per_zip=f"{n / 12:,.0f}",
+                   year=100 * float(np.interp(n, CURVE_POPULATIONS, _curves(zip_digits)["year"])),
+                   safe=100 * float(np.interp(n, CURVE_POPULATIONS, _curves(3)["year"])),
+                   small=100 * float(_curves(3)["year"][0]))
+
+    sets, join = st.columns([2, 3], gap="large")
+    with sets:
+        st.plotly_chart(charts.anonymity_chart(result.matches), width="stretch",
+                        key="anon_sets_chart")
+    with join:
+        st.subheader("The join, row by row")
+        shown = _example_rows(result.matches)
+        released = _released(records, shown, zip_digits, resolution)
+        names = [roll.names([person])[0] if person >= 0 else None
+                 for person in result.named[shown]]
+        st.dataframe(charts.join_table(released, result.matches[shown], names),
+                     hide_index=True, width="stretch")
+        lessons.render(SLUG, "join-caption")
+    with st.expander("See the two tables the attacker joins"):
+        left, right = st.columns(2)
+        with left:
+            st.caption(f"Hospital release: first 6 of {len(records):,} rows (names removed)")
+            st.dataframe(_released(records, np.arange(6), zip_digits, resolution),
+                         hide_index=True, width="stretch")
+        with right:
+            st.caption(f"Public voter roll: first 6 of {n:,} rows")
+            st.dataframe({"name": roll.names(np.arange(6)),
+                          "ZIP": format_zip(roll.zip[:6], 5),
+                          "birth date": [str(d) for d in roll.birth[:6]],
+                          "sex": ["FM"[s] for s in roll.sex[:6]]},
+                         hide_index=True, width="stretch")
+
+
+def _example_rows(matches: np.ndarray, total: int = 6, ambiguous: int = 2) -> np.ndarray:
+    """A few uniquely named records and a few ambiguous ones, in table order."""
+    unique = np.flatnonzero(matches == 1)
+    several = np.flatnonzero(matches > 1)
+    take_several = min(len(several), max(ambiguous, total - len(unique)))
+    take_unique = min(len(unique), total - take_several)
+    return np.sort(np.concatenate([unique[:take_unique], several[:take_several]]))
+
+
+def _released(records, rows, zip_digits: int, resolution: str) -> dict[str, list]:
+    """Rows of the hospital table as released: coarsened ZIP and birth date, sex, diagnosis."""
+    births = records.birth[rows].astype(f"datetime64[{RESOLUTIONS[resolution]}]")
+    return {"ZIP": format_zip(records.zip[rows], zip_digits),
+            "birth": [str(b) for b in births],
+            "sex": ["FM"[s] for s in records.sex[rows]],
+            "diagnosis": [DIAGNOSES[d] for d in records.diagnosis[rows]]}
+
+
+linkage_demo()
+
+st.header("2. Differencing: two harmless counts")
+lessons.render(SLUG, "differencing-intro")
+
+
+@st.fragment
+def differencing_demo() -> None:
+    roll, records = _county(DIFFERENCING_POPULATION, demo_seed("anon_diff_county"))
+    candidates = np.flatnonzero(alone_in_table(records))[:6]
+    names = roll.names(records.person[candidates])
+    left, right = st.columns([1, 2], gap="large")
+    with left:
+        pick = st.selectbox("Target (you know they were a patient)", range(len(candidates)),
+                            format_func=lambda i: names[i], key="anon_diff_target")
+        diagnosis = st.selectbox("Does the target have …", range(len(DIAGNOSES)),
+                                 index=DIAGNOSES.index("diabetes"),
+                                 format_func=lambda d: DIAGNOSES[d], key="anon_diff_diagnosis")
+    target = int(candidates[pick])
+    q1, q2 = differencing_counts(records, diagnosis, target)
+    person = records.rows([target])
+    facts = {"target": names[pick], "diag": DIAGNOSES[diagnosis],
+             "zip": format_zip(person.zip, 5)[0], "date": str(person.birth[0]),
+             "sex": "women" if person.sex[0] == 0 else "men", "patients": f"{len(records):,}"}
+    with right:
+        lessons.render(SLUG, "differencing-queries", **facts)
+        a, b, c = st.columns(3)
+        a.metric("q₁", q1)
+        b.metric("q₂", q2)
+        c.metric("q₁ − q₂", q1 - q2)
+    verdict = "has" if q1 - q2 == 1 else "does not have"
+    lessons.render(SLUG, "differencing-result", diff=q1 - q2, verdict=verdict, **facts)
+    lessons.quiz(SLUG, "size-limit")
+
+    noisy = st.toggle("Answer each count with Laplace noise (a preview of DP)", key="anon_diff_noise")
+    if not noisy:
+        return
+    controls, plot = st.columns([1, 2], gap="large")
+    with controls:
+        epsilon = epsilon_slider("anon_diff_eps", default=1.0, options=EPSILONS,
+                                 label="ε per count (noise scale b = 1/ε)")
+        resample_button("anon_diff")
+        noisy_q1, noisy_q2 = laplace_mechanism(np.array([q1, q2]), 1.0, epsilon, rng_for("anon_diff"))
+        st.metric("q̃₁ − q̃₂", f"{noisy_q1 - noisy_q2:.2f}",
+                  help=f"q̃₁ = {noisy_q1:.2f}, q̃₂ = {noisy_q2:.2f}")
+    with plot:
+        st.plotly_chart(charts.differencing_chart(epsilon, noisy_q1 - noisy_q2), width="stretch",
+                        key="anon_diff_chart")
+    lessons.render(SLUG, "differencing-noise", eps=epsilon, b=1 / epsilon, total=2 * epsilon,
+                   accuracy=100 * differencing_accuracy(epsilon))
+
+
+differencing_demo()
+
+st.header("3. Reconstruction: many noisy counts")
+lessons.render(SLUG, "reconstruction-intro")
+lessons.quiz(SLUG, "reconstruction")
+
+
+@st.fragment
+def reconstruction_demo() -> None:
+    controls, plot = st.columns([1, 2], gap="large")
+    with controls:
+        n = choice_slider("n (people, one secret bit each)", RECON_N, 100, "anon_rec_n",
+                          format_func=_shown(number_label))
+        k = choice_slider("k (random subset-count queries)", RECON_K, 200, "anon_rec_k",
+                          format_func=_shown(number_label))
+        noise = choice_slider("E (each answer off by at most E)", RECON_E, 2, "anon_rec_e",
+                              format_func=_shown(number_label))
+        resample_button("anon_recon")
+    seed = demo_seed("anon_recon")
+    sqrt_n = float(np.sqrt(n))
+    grid = tuple(float(r * sqrt_n) for r in SWEEP_RATIOS)
+    bits, sweep = _reconstruct(n, k, grid, seed)
+    _, now = _reconstruct(n, k, (float(noise),), seed)
+    recovered = (sweep == bits).mean(axis=1)
+    recovered_now = float((now[0] == bits).mean())
+    baseline = max(bits.mean(), 1 - bits.mean())
+    with controls:
+        st.metric("Secret bits recovered", f"{100 * recovered_now:.0f}%",
+                  f"{int((now[0] != bits).sum())} wrong of {n}", delta_color="off")
+    with plot:
+        st.plotly_chart(charts.reconstruction_chart(np.array(grid), recovered, sqrt_n, noise,
+                                                    recovered_now, baseline),
+                        width="stretch", key="anon_recon_chart")
+    lessons.render(SLUG, "reconstruction-notice", n=n, k=k, E=noise, ratio=noise / sqrt_n,
+                   sqrt_n=sqrt_n, recovered=100 * recovered_now,
+                   wrong=int((now[0] != bits).sum()),
+                   at_fifth=100 * recovered[SWEEP_RATIOS.index(0.2)],
+                   at_sqrt=100 * recovered[SWEEP_RATIOS.index(1.0)],
+                   at_far=100 * recovered[-1], baseline=100 * baseline, typical=n / 4)
+    st.plotly_chart(charts.people_grid_chart(bits, now[0]), width="stretch",
+                    key="anon_people_chart")
+
+
+reconstruction_demo()
+
+st.header("The fundamental law of information recovery")
+lessons.render(SLUG, "law")
+lessons.quiz(SLUG, "laplace-per-query")
+
+st.header("Takeaways")
+lessons.render(SLUG, "takeaways")
+lessons.render(SLUG, "reading")

@@ -1,4 +1,250 @@
+"""Composition: how privacy loss adds up over k queries, groups, and post-processing."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
 import streamlit as st
 
+from dp import basic_composition, group_privacy, laplace_mechanism, posterior_bounds
+from dp.composition_curves import (
+    advanced_crossover,
+    gaussian_curves,
+    laplace_curve,
+    pure_dp_curves,
+)
+from dp.postprocessing import STEPS, post_process
+from ui import lessons
+from ui.charts import composition as charts
+from ui.params import (
+    choice_slider,
+    delta_slider,
+    epsilon_slider,
+    log_options,
+    note_if_ignored,
+    range_slider,
+    url_value,
+)
+from ui.seeds import resample_button, rng_for
+
+SLUG = "composition"
+CHART = {"width": "stretch", "config": {"displaylogo": False}}
+K_MAX = 10_000
+K_OPTIONS = [int(k) for k in log_options(1, K_MAX, 3)]  # 1, 2, 5, 10, …, 10⁴
+# The cheap bounds on ~45 log-spaced k; they include every k the slider offers.
+DENSE_KS = tuple(sorted({*np.unique(np.round(np.logspace(0, 4, 41))).astype(int).tolist(),
+                         *K_OPTIONS}))
+# The exact Laplace accountant costs ~100·k grid points beyond k ≈ 650, so it runs on the
+# slider's 13 values only, and the three largest (~80% of the work) are drawn second.
+LAPLACE_FAST = tuple(k for k in K_OPTIONS if k <= 1000)
+LAPLACE_SLOW = tuple(k for k in K_OPTIONS if k > 1000)
+SIGMAS = log_options(0.5, 200, 6)
+DELTA_PRIMES = [10.0**-e for e in range(12, 0, -1)]
+PURE, GAUSS = "ε-DP queries (Laplace)", "Gaussian queries (σ)"
+GROUP_SIZES = list(range(1, 21))
+PRIOR = 0.5
+VILLAGE, TRUE_COUNT = 200, 3
+STEP_LABELS = {"round": "Round to a whole number", "clamp": "Clamp into [0, n]",
+               "percent": "Turn into a % of n"}
+
+
+def fmt(x: float) -> str:
+    return f"{x:,.3g}" if abs(x) < 1e4 else f"{x:,.0f}"
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def pure_curves(epsilon: float, delta: float) -> dict:
+    return pure_dp_curves(epsilon, DENSE_KS, delta)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def laplace_values(epsilon: float, delta: float, ks: tuple[int, ...]) -> np.ndarray:
+    """The points are independent: run them on two threads, largest k first (numpy and
+    scipy's FFT release the GIL, so two free cores halve the wait)."""
+    order = sorted(ks, reverse=True)
+    with ThreadPoolExecutor(2) as pool:
+        values = dict(zip(order, pool.map(lambda k: laplace_curve(epsilon, [k], delta)[0], order),
+                          strict=True))
+    return np.array([values[k] for k in ks])
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def gauss_curves(sigma: float, delta: float) -> dict:
+    return gaussian_curves(sigma, DENSE_KS, delta)
+
+
+def at_k(ks, values, k: int) -> float:
+    return float(np.asarray(values)[list(ks).index(k)])
+
+
+def radio(label: str, options, default, key: str) -> str:
+    """A horizontal radio bound to the URL, with the same 'link value ignored' note as sliders."""
+    link_value = url_value(key)
+    value = st.radio(label, options, index=list(options).index(default), key=key,
+                     horizontal=True, bind="query-params")
+    note_if_ignored(key, label, link_value, value)
+    return value
+
+
 st.title("Composition")
-st.write("Being written.")
+lessons.render(SLUG, "hook")
+lessons.quiz(SLUG, "advanced-small-k")
+
+
+def pure_chart(epsilon: float, delta: float, k: int, base: dict, laplace_ks, laplace) -> object:
+    crossover = advanced_crossover(epsilon, delta)
+    complete = len(laplace_ks) == len(K_OPTIONS)
+    curves = [
+        charts.Curve("basic: kε", np.array(DENSE_KS), base["basic"], charts.BASIC),
+        charts.Curve("advanced (DRV)", np.array(DENSE_KS), base["advanced"], charts.ADVANCED),
+        charts.Curve("optimal (KOV)", np.array(DENSE_KS), base["optimal"], charts.OPTIMAL),
+        charts.Curve("exact Laplace" + ("" if complete else " (computing k > 1000…)"),
+                     np.array(laplace_ks), laplace, charts.EXACT, markers=True),
+    ]
+    return charts.composition_chart(curves, k, f"Total ε after k queries, each ε = {epsilon:g}",
+                                    crossover if np.isfinite(crossover) else None, K_MAX)
+
+
+@st.fragment
+def compare():
+    st.header("Composition, compared")
+    lessons.render(SLUG, "compare-intro")
+    controls, plot = st.columns([1, 2], gap="large")
+    with controls:
+        mode = radio("The queries are", [PURE, GAUSS], PURE, "comp_mode")
+        if mode == PURE:
+            epsilon = epsilon_slider("comp_eps", 0.1, label="ε per query")
+        else:
+            sigma = choice_slider("σ (Gaussian noise per query, Δ₂ = 1)", SIGMAS, 10.0, "comp_sigma")
+        delta = delta_slider("comp_delta", 1e-6, DELTA_PRIMES, label="δ′ (total δ you accept)")
+        k = choice_slider("k (your number of queries)", K_OPTIONS, 10, "comp_k")
+    with plot:
+        slot = st.empty()
+    if mode == PURE:
+        base = pure_curves(epsilon, delta)
+        fast = laplace_values(epsilon, delta, LAPLACE_FAST)
+        seen = st.session_state.setdefault("comp_laplace_seen", set())
+        if (epsilon, delta) not in seen:  # cold: draw what is ready, then the rest
+            slot.plotly_chart(pure_chart(epsilon, delta, k, base, LAPLACE_FAST, fast),
+                              key="comp_chart_partial", **CHART)
+        laplace = np.concatenate([fast, laplace_values(epsilon, delta, LAPLACE_SLOW)])
+        seen.add((epsilon, delta))
+        slot.plotly_chart(pure_chart(epsilon, delta, k, base, K_OPTIONS, laplace),
+                          key="comp_chart", **CHART)
+        crossover = advanced_crossover(epsilon, delta)
+        values = {"k": f"{k:,}", "eps": epsilon, "delta": f"{delta:g}", "kstar": crossover,
+                  "basic": fmt(at_k(DENSE_KS, base["basic"], k)),
+                  "advanced": fmt(at_k(DENSE_KS, base["advanced"], k)),
+                  "optimal": fmt(at_k(DENSE_KS, base["optimal"], k)),
+                  "laplace": fmt(at_k(K_OPTIONS, laplace, k))}
+        lessons.render(SLUG, "numbers-pure", **values)
+        if not np.isfinite(crossover):
+            lessons.render(SLUG, "notice-pure-never", **values)
+        elif k < crossover:
+            lessons.render(SLUG, "notice-pure-below", **values)
+        else:
+            lessons.render(SLUG, "notice-pure-above", **values)
+    else:
+        curves = gauss_curves(sigma, delta)
+        ks = np.array(DENSE_KS)
+        figure = charts.composition_chart([
+            charts.Curve("basic (δ′ split)", ks, curves["basic"], charts.BASIC),
+            charts.Curve("advanced (δ′ split)", ks, curves["advanced"], charts.ADVANCED),
+            charts.Curve("zCDP, converted", ks, curves["zcdp"], charts.ZCDP),
+            charts.Curve("exact Gaussian", ks, curves["exact"], charts.EXACT),
+        ], k, f"Total ε after k Gaussian queries, each σ = {sigma:g}", None, K_MAX)
+        slot.plotly_chart(figure, key="comp_chart_gauss", **CHART)
+        exact = at_k(DENSE_KS, curves["exact"], k)
+        zcdp = at_k(DENSE_KS, curves["zcdp"], k)
+        values = {"k": f"{k:,}", "sigma": sigma, "delta": f"{delta:g}",
+                  "eps0": fmt(at_k(DENSE_KS, curves["exact"], 1)),
+                  "basic": fmt(at_k(DENSE_KS, curves["basic"], k)),
+                  "advanced": fmt(at_k(DENSE_KS, curves["advanced"], k)),
+                  "zcdp": fmt(zcdp), "exact": fmt(exact),
+                  "zcdp_gap": zcdp / exact - 1 if exact > 0 else np.inf}
+        lessons.render(SLUG, "numbers-gauss", **values)
+        lessons.render(SLUG, "notice-gauss", **values)
+
+
+compare()
+
+st.subheader("Which bound to use when")
+lessons.render(SLUG, "which-bound")
+
+st.header("Group privacy: a family of g")
+lessons.render(SLUG, "group-intro")
+lessons.quiz(SLUG, "family")
+
+
+@st.fragment
+def groups():
+    controls, plot = st.columns([1, 2], gap="large")
+    with controls:
+        epsilon = epsilon_slider("comp_grp_eps", 0.5, label="ε per person")
+        g = range_slider("g (people in the group)", 1, GROUP_SIZES[-1], 4, "comp_grp_g")
+        delta = delta_slider("comp_grp_delta", 1e-6, label="δ per person")
+    group_eps = [group_privacy(epsilon, delta, size)[0] for size in GROUP_SIZES]
+    bounds = [posterior_bounds(PRIOR, e) for e in group_eps]
+    lower, upper = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
+    eps_g, delta_g = group_privacy(epsilon, delta, g)
+    with controls:
+        left, right = st.columns(2)
+        left.metric("ε for the group", f"{eps_g:.3g}")
+        right.metric("δ for the group", f"{delta_g:.2g}")
+    with plot:
+        st.plotly_chart(charts.group_chart(np.array(GROUP_SIZES), lower, upper, g, epsilon, PRIOR),
+                        key="comp_grp_chart", **CHART)
+    lessons.render(SLUG, "group-notice", eps=epsilon, g=g, eps_g=eps_g, delta=delta,
+                   delta_g=delta_g, upper=upper[g - 1], lower=lower[g - 1], single=upper[0])
+
+
+groups()
+
+st.header("Post-processing never spends budget")
+lessons.render(SLUG, "post-intro", n=VILLAGE, true_count=TRUE_COUNT)
+lessons.quiz(SLUG, "post-free")
+
+
+@st.fragment
+def post_processing():
+    controls, plot = st.columns([1, 2], gap="large")
+    with controls:
+        epsilon = epsilon_slider("comp_pp_eps", 0.5, label="ε per answer")
+        steps = st.pills("Post-process the released number", list(STEPS), selection_mode="multi",
+                         format_func=STEP_LABELS.get, key="comp_pp_steps", default=[])
+        extra = range_slider("Ask the database again, this many times", 0, 9, 0, "comp_pp_asks")
+        resample_button("comp_pp", "🎲 New noise")
+    answers = np.atleast_1d(laplace_mechanism(np.full(1 + extra, float(TRUE_COUNT)), 1.0, epsilon,
+                                              rng_for("comp_pp")))
+    released = float(answers.mean())
+    shown = post_process(released, VILLAGE, steps)
+    total, _ = basic_composition([epsilon] * (1 + extra))
+    # (action, touches the data?): only answers from the database spend budget
+    ledger = [(f"answer {i + 1} from the database", True) for i in range(1 + extra)]
+    if extra:
+        ledger.append((f"average the {1 + extra} answers", False))
+    ledger += [(STEP_LABELS[s].lower(), False) for s in STEPS if s in steps]
+    actions, touches = [a for a, _ in ledger], [t for _, t in ledger]
+    with controls:
+        left, right = st.columns(2)
+        left.metric("Published value", f"{shown:.2f}" + (" %" if "percent" in steps else ""))
+        right.metric("Budget spent", f"ε = {total:.3g}")
+    with plot:
+        st.plotly_chart(charts.ledger_chart(actions, [epsilon if t else 0.0 for t in touches],
+                                            touches), key="comp_pp_chart", **CHART)
+    lessons.render(SLUG, "post-notice", first=float(answers[0]), eps=epsilon, asks=1 + extra,
+                   total=total, shown=f"{shown:.2f}" + ("%" if "percent" in steps else ""))
+
+
+post_processing()
+
+st.header("Why a budget at all: the fundamental law")
+lessons.render(SLUG, "law")
+links = st.columns(2)
+links[0].page_link("app_pages/anonymisation.py", label="Why anonymisation fails: the reconstruction "
+                   "attack", icon="🕵️")
+links[1].page_link("app_pages/budget.py", label="Next: averaging attacks and the privacy budget",
+                   icon="🧮")
+
+st.header("Takeaways")
+lessons.render(SLUG, "takeaways")
+lessons.render(SLUG, "reading")

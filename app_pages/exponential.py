@@ -1,4 +1,505 @@
+import functools
+import math
+
+import numpy as np
+import pandas as pd
 import streamlit as st
 
+from dp import (
+    auction,
+    exponential_mechanism,
+    exponential_probabilities,
+    medians,
+    private_median,
+    private_median_probabilities,
+)
+from ui import lessons
+from ui.audit import audit_panel
+from ui.charts import exponential as charts
+from ui.params import (
+    EPSILONS,
+    choice_slider,
+    epsilon_slider,
+    n_slider,
+    note_if_ignored,
+    range_slider,
+    url_value,
+)
+from ui.seeds import demo_seed, resample_button
+
+SLUG = "exponential"
+TABS = ["Selection", "Most common disease", "Private median", "Auction", "Coin bias", "Check the guarantee"]
+
+MAX_CANDIDATES, MAX_SCORE = 30, 1e9
+MAX_BIDS, MAX_BID = 50, 1e6
+DEFAULT_CANDIDATES = pd.DataFrame({
+    "candidate": ["Influenza", "Allergy", "Asthma", "Hypertension", "Diabetes", "Migraine"],
+    "score": [48.0, 45.0, 40.0, 38.0, 30.0, 22.0],
+})
+DEFAULT_BIDS = pd.DataFrame({"bid": [1.0, 1.0, 1.0, 3.01]})  # the notes' four bidders
+SWEEP_EPSILONS = np.unique(np.concatenate((np.geomspace(0.01, 10, 61), EPSILONS)))
+AUCTION_EPSILONS = np.unique(np.concatenate((np.geomspace(0.01, 100, 81), EPSILONS)))
+MEDIAN_NS = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000]
+COIN_FLIPS = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000,
+              200_000, 500_000, 1_000_000]
+DISPLAY_BINS = 60
+RANDOM_BID_TOP = 10.0  # random bidders bid uniformly in [0, 10]
+
+
+def radio(label: str, options, default, key: str, format_func=str) -> str:
+    """A horizontal radio bound to the URL, with the same 'link value ignored' note as sliders."""
+    link_value = url_value(key)
+    value = st.radio(label, options, index=list(options).index(default), key=key,
+                     format_func=format_func, horizontal=True, bind="query-params")
+    note_if_ignored(key, label, link_value, format_func(value))
+    return value
+
+
+def fmt(x: float) -> str:
+    return f"{x:,.3g}" if abs(x) < 1e4 else f"{x:,.0f}"
+
+
+def table_editor(key: str, default: pd.DataFrame, column_config: dict) -> pd.DataFrame:
+    """st.data_editor whose edits survive a tab switch.
+
+    A lazy tab drops the widgets it does not draw, so the last edited table is kept under
+    <key>_saved and becomes the editor's starting table when it is drawn again.
+    """
+    if key not in st.session_state:
+        st.session_state[f"{key}_base"] = st.session_state.get(f"{key}_saved", default)
+    edited = st.data_editor(st.session_state[f"{key}_base"], key=key, num_rows="dynamic",
+                            hide_index=True, width="stretch", column_config=column_config)
+    st.session_state[f"{key}_saved"] = edited
+    return edited
+
+
+def reset_table(key: str) -> None:
+    for name in (key, f"{key}_base", f"{key}_saved"):
+        st.session_state.pop(name, None)
+
+
 st.title("The exponential mechanism")
-st.write("Being written.")
+lessons.render(SLUG, "hook")
+st.info(lessons.section_text(SLUG, "neighbours"), icon="🤝")
+
+tab_link = url_value("exp_tab")
+tabs = st.tabs(TABS, key="exp_tab", bind="query-params")
+note_if_ignored("exp_tab", "tab name", tab_link, st.session_state.get("exp_tab") or TABS[0])
+
+
+# --- 1. Selection in general ----------------------------------------------------------------------
+
+@st.fragment
+def selection_demo() -> None:
+    controls, plot = st.columns([2, 3], gap="large")
+    with controls:
+        epsilon = epsilon_slider("exp_sel_eps", 1.0)
+        sensitivity = choice_slider("Δu (how much one person can move any score)", [0.5, 1, 2, 5, 10],
+                                    1, "exp_sel_du")
+        t = range_slider("t in the utility theorem", 0.0, 5.0, 1.0, "exp_sel_t", step=0.5)
+        show_notes = st.toggle("Also show the notes' exp(εu/Δu), which is 2ε-DP", key="exp_sel_notes")
+        st.caption(f"Candidates and scores: edit, add or delete rows (2 to {MAX_CANDIDATES}).")
+        table = table_editor("exp_sel_table", DEFAULT_CANDIDATES, {
+            "candidate": st.column_config.TextColumn("candidate", max_chars=40),
+            "score": st.column_config.NumberColumn("score u(r)"),
+        })
+        st.button("↺ Back to the diseases example", key="exp_sel_reset", on_click=reset_table,
+                  args=("exp_sel_table",))
+    try:
+        names = auction.read_names("Candidates", table["candidate"], max_count=MAX_CANDIDATES)
+        scores = auction.read_numbers("Scores", table["score"], minimum=-MAX_SCORE, maximum=MAX_SCORE,
+                                      max_count=MAX_CANDIDATES, min_count=2)
+    except ValueError as error:
+        plot.warning(f"{error} The chart comes back once the table is fixed.")
+        return
+    order = np.argsort(-scores, kind="stable")
+    names, scores = [names[i] for i in order], scores[order]
+    probabilities = exponential_probabilities(scores, epsilon, sensitivity)
+    notes = exponential_probabilities(scores, 2 * epsilon, sensitivity)  # notes' form at ε = ours at 2ε
+    threshold = auction.utility_threshold(scores[0], epsilon, sensitivity, len(scores), t)
+    p_below = auction.probability_below(scores, probabilities, threshold)
+    sweep = np.array([exponential_probabilities(scores, e, sensitivity) for e in SWEEP_EPSILONS])
+    with plot:
+        st.plotly_chart(charts.selection_figure(names, scores, probabilities, threshold,
+                                                notes if show_notes else None),
+                        width="stretch", key="exp_sel_chart")
+    with controls:
+        lessons.render(SLUG, "sel-formula", coef=epsilon / (2 * sensitivity),
+                       step=math.exp(epsilon / (2 * sensitivity)))
+        a, b = st.columns(2)
+        a.metric(f"Pr[{names[0]}]", f"{probabilities[0]:.1%}")
+        b.metric("Pr[below the line]", f"{p_below:.2%}", help=f"The theorem promises ≤ e^−t = {math.exp(-t):.2%}.")
+    with plot:
+        st.plotly_chart(charts.selection_sweep_figure(SWEEP_EPSILONS, names, sweep, epsilon),
+                        width="stretch", key="exp_sel_sweep")
+    lessons.render(SLUG, "sel-notice", eps=epsilon, top=names[0], opt=scores[0], p_top=probabilities[0],
+                   uniform=1 / len(scores), k=len(scores), gap=scores[0] - threshold,
+                   threshold=threshold, p_below=p_below, bound=math.exp(-t), t=t,
+                   notes_p_top=notes[0])
+
+
+# --- 2. Most common disease -------------------------------------------------------------------------
+
+DISEASE_LABELS = {
+    "laplace_all": "1. every count + Lap(k/ε), then argmax",
+    "noisy_max": "2. report-noisy-max, Lap(1/ε)",
+    "exponential": "3. exponential mechanism, Δu = 1",
+}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def disease_curves(gap: int, k: int, seed: list[int]) -> dict[str, np.ndarray]:
+    return auction.top_choice_accuracy(gap, k, SWEEP_EPSILONS, np.random.default_rng(seed))
+
+
+@st.fragment
+def disease_demo() -> None:
+    controls, plot = st.columns([2, 3], gap="large")
+    with controls:
+        epsilon = epsilon_slider("exp_dis_eps", 0.5)
+        k = choice_slider("k (diseases)", [2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000],
+                          100, "exp_dis_k", format_func=lambda v: f"{v:,}")
+        gap = range_slider("lead of the top disease (people)", 1, 50, 5, "exp_dis_gap")
+        resample_button("exp_dis", "🎲 New Monte-Carlo draws")
+    curves = disease_curves(gap, k, demo_seed("exp_dis"))
+    at = int(np.searchsorted(SWEEP_EPSILONS, epsilon))
+    with plot:
+        st.plotly_chart(charts.disease_figure(SWEEP_EPSILONS, curves, DISEASE_LABELS, k, epsilon),
+                        width="stretch", key="exp_dis_chart")
+    with controls:
+        lessons.render(SLUG, "dis-formula", b_all=fmt(k / epsilon), b_nm=fmt(1 / epsilon))
+        cols = st.columns(3)
+        for col, (key, label) in zip(cols, [("laplace_all", "1. Lap(k/ε)"), ("noisy_max", "2. noisy max"),
+                                            ("exponential", "3. exp. mech.")], strict=True):
+            col.metric(label, f"{curves[key][at]:.0%}")
+    reach = {key: auction.epsilon_reaching(SWEEP_EPSILONS, curve, 0.9) for key, curve in curves.items()}
+    lessons.render(SLUG, "dis-notice", eps=epsilon, k=f"{k:,}", gap=gap,
+                   p_all=curves["laplace_all"][at], p_nm=curves["noisy_max"][at],
+                   p_exp=curves["exponential"][at],
+                   reach_all=fmt(reach["laplace_all"]) if reach["laplace_all"] else "more than 10",
+                   reach_nm=fmt(reach["noisy_max"]) if reach["noisy_max"] else "more than 10",
+                   chance=1 / k)
+
+
+# --- 3. Private median --------------------------------------------------------------------------
+
+KIND_LABELS = {"continuous": "values in [0, 1]", "education": "education levels 1–16"}
+
+
+def median_data(kind: str, n: int, seed: list[int]) -> np.ndarray:
+    """The demo's data for one n: its own stream of the demo seed, so every n has its own draw."""
+    return medians.synthetic_data(kind, n, np.random.default_rng([*seed, n]))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def median_view(kind: str, n: int, lower: float, upper: float, epsilon: float, seed: list[int]) -> dict:
+    """Everything the median tab draws at one setting (exact where it can be, else sampled)."""
+    discrete = kind == "education"
+    data = median_data(kind, n, seed)
+    rng = np.random.default_rng([*seed, n, 1])
+    if discrete:
+        bins = np.arange(lower - 0.5, upper + 1.0)
+        levels, p_exp = medians.level_median_probabilities(data, lower, upper, epsilon)
+        exp_mass, view_x, view_p = p_exp, levels, p_exp
+        view_err = medians.rank_error(data, levels)
+        draw = float(exponential_mechanism(-medians.rank_error(np.clip(data, lower, upper), levels),
+                                           epsilon, 1.0, rng) + lower)
+    else:
+        bins = np.linspace(lower, upper, DISPLAY_BINS + 1)
+        edges, p_exp = private_median_probabilities(data, lower, upper, epsilon)
+        cdf = np.concatenate(([0.0], np.cumsum(p_exp)))
+        exp_mass = np.diff(np.interp(bins, edges, cdf))
+        ranks = np.arange(n + 1)
+        keep = (cdf[1:] > 5e-4) & (cdf[:-1] < 1 - 5e-4)  # the ranks that carry the probability
+        view_x, view_p = ranks[keep], p_exp[keep]
+        view_err = np.abs(view_x - n / 2)
+        draw = float(private_median(data, lower, upper, epsilon, rng))
+    centres = (bins[:-1] + bins[1:]) / 2
+    laplace_out = medians.laplace_median(data, lower, upper, epsilon, rng, size=20_000, discrete=discrete)
+    hist_out = medians.histogram_median(data, medians.histogram_edges(lower, upper, discrete), epsilon,
+                                        rng, size=4_000)
+
+    def share(values):
+        return np.histogram(np.clip(values, lower, upper), bins=bins)[0] / len(values)
+
+    sweep_eps = medians.expected_rank_errors(data, lower, upper, EPSILONS, rng, discrete=discrete)
+    sweep_n = {name: np.empty(len(MEDIAN_NS)) for name in charts.MEDIAN_LABELS}
+    for j, size in enumerate(MEDIAN_NS):
+        errors = medians.expected_rank_errors(median_data(kind, size, seed), lower, upper, [epsilon],
+                                              np.random.default_rng([*seed, size, 2]), discrete=discrete)
+        for name in sweep_n:
+            sweep_n[name][j] = errors[name][0]
+    return {
+        "centres": centres, "data_share": share(data), "true_median": float(np.median(data)),
+        "outputs": {"exponential": exp_mass, "laplace": share(laplace_out), "histogram": share(hist_out)},
+        "view_x": view_x, "view_p": view_p, "view_err": view_err, "draw": draw,
+        "sweep_eps": sweep_eps, "sweep_n": sweep_n,
+        "sensitivity": medians.median_sensitivity(lower, upper, n),
+        "bins": len(medians.histogram_edges(lower, upper, discrete)) - 1,
+    }
+
+
+@st.fragment
+def median_demo() -> None:
+    controls, plot = st.columns([2, 3], gap="large")
+    with controls:
+        kind = radio("Data", list(KIND_LABELS), "continuous", "exp_med_kind", format_func=KIND_LABELS.get)
+        n = n_slider("exp_med_n", 100, options=MEDIAN_NS)
+        epsilon = epsilon_slider("exp_med_eps", 0.5)
+        if kind == "continuous":
+            lower = range_slider("lower bound of the range", -3.0, 0.9, 0.0, "exp_med_lo", step=0.1)
+            upper = range_slider("upper bound of the range", 0.1, 4.0, 1.0, "exp_med_hi", step=0.1)
+        else:
+            lower = range_slider("lowest level in the range", 1, 16, 1, "exp_med_lo_level")
+            upper = range_slider("highest level in the range", 1, 128, 16, "exp_med_hi_level")
+        resample_button("exp_med", "🎲 New data and draws")
+    if not lower < upper:
+        plot.warning(f"The range is empty: the lower bound ({lower:g}) must be below the upper bound "
+                     f"({upper:g}). Move one of them.")
+        return
+    lower, upper = round(float(lower), 6), round(float(upper), 6)
+    view = median_view(kind, n, lower, upper, epsilon, demo_seed("exp_med"))
+    discrete = kind == "education"
+    x_title = "education level" if discrete else "value"
+    at_eps = EPSILONS.index(epsilon)
+    errors_now = {name: view["sweep_eps"][name][at_eps] for name in charts.MEDIAN_LABELS}
+    with plot:
+        st.plotly_chart(charts.median_outputs_figure(view["centres"], view["data_share"], view["outputs"],
+                                                     view["true_median"], x_title, discrete),
+                        width="stretch", key="exp_med_outputs")
+    with controls:
+        lessons.render(SLUG, "med-formula")
+        cols = st.columns(3)
+        for col, name, label in zip(cols, charts.MEDIAN_LABELS, ["exp. mech.", "Laplace", "histogram"],
+                                    strict=True):
+            col.metric(label, fmt(errors_now[name]), help="mean rank error, in people")
+    lessons.render(SLUG, "med-laplace", sens=fmt(view["sensitivity"]), eps=epsilon,
+                   b=fmt(view["sensitivity"] / epsilon), width=fmt(upper - lower),
+                   parity="even" if n % 2 == 0 else "odd")
+    left, right = st.columns(2, gap="large")
+    with left:
+        title = ("The exponential mechanism's intervals, by rank" if not discrete
+                 else "The exponential mechanism over the levels")
+        st.plotly_chart(charts.median_scores_figure(
+            view["view_x"], view["view_p"], view["view_err"],
+            "points below the interval (rank)" if not discrete else "education level", title),
+            width="stretch", key="exp_med_scores")
+    with right:
+        st.plotly_chart(charts.rank_error_figure(EPSILONS, view["sweep_eps"], "ε (log scale)", epsilon,
+                                                 f"ε = {epsilon:g}", f"Rank error against ε (n = {n:,})"),
+                        width="stretch", key="exp_med_vs_eps")
+    lessons.render(SLUG, "med-notice", n=f"{n:,}", eps=epsilon, median=fmt(view["true_median"]),
+                   draw=fmt(view["draw"]), err_exp=fmt(errors_now["exponential"]),
+                   err_lap=fmt(errors_now["laplace"]), err_hist=fmt(errors_now["histogram"]))
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.plotly_chart(charts.rank_error_figure(MEDIAN_NS, view["sweep_n"], "n (log scale)", n,
+                                                 f"n = {n:,}", f"Rank error against n (ε = {epsilon:g})"),
+                        width="stretch", key="exp_med_vs_n")
+    with right:
+        size = view["bins"]
+        lessons.render(SLUG, "med-theory", size=size, log=math.log(size), sqrt=math.sqrt(size),
+                       what="levels" if discrete else "bins of width 0.05")
+
+
+# --- 4. Digital goods auction -----------------------------------------------------------------------
+
+MENUS = {"bids": "the bids themselves (as in the notes)", "grid": "a public menu of prices"}
+SOURCES = {"table": "the notes' bidders (editable)", "random": "random bidders"}
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def random_bids(n: int, seed: list[int]) -> np.ndarray:
+    return np.round(np.random.default_rng(seed).uniform(0, RANDOM_BID_TOP, n), 2)
+
+
+@st.fragment
+def auction_demo() -> None:
+    controls, plot = st.columns([2, 3], gap="large")
+    with controls:
+        epsilon = epsilon_slider("exp_auc_eps", 1.0)
+        source = radio("Bidders", list(SOURCES), "table", "exp_auc_source", format_func=SOURCES.get)
+        if source == "table":
+            st.caption(f"Bids (1 to {MAX_BIDS} rows, each between 0 and {MAX_BID:,.0f}).")
+            table = table_editor("exp_auc_table", DEFAULT_BIDS, {
+                "bid": st.column_config.NumberColumn("bid", format="%.2f")})
+            st.button("↺ Back to 1, 1, 1, 3.01", key="exp_auc_reset", on_click=reset_table,
+                      args=("exp_auc_table",))
+        else:
+            n = n_slider("exp_auc_n", 100, options=[10, 20, 50, 100, 200, 500, 1000, 2000, 5000],
+                         label="n (bidders, bids uniform in [0, 10])")
+            resample_button("exp_auc", "🎲 New bidders")
+        menu = radio("Candidate prices", list(MENUS), "bids", "exp_auc_menu", format_func=MENUS.get)
+        cap = choice_slider("highest price on the public menu", [1, 2, 5, 10, 20, 50, 100], 5, "exp_auc_cap")
+    try:
+        if source == "table":
+            bids = auction.read_numbers("Bids", table["bid"], minimum=0, maximum=MAX_BID, max_count=MAX_BIDS)
+        else:
+            bids = random_bids(n, demo_seed("exp_auc"))
+        if not np.max(bids) > 0:
+            raise ValueError("Bids: every bid is 0, so no price earns anything; make one bid positive.")
+    except ValueError as error:
+        plot.warning(f"{error} The charts come back once the bids are fixed.")
+        return
+    prices = np.unique(bids[bids > 0]) if menu == "bids" else auction.price_grid(cap)
+    sensitivity = float(prices.max())
+    revenues = auction.revenue(bids, prices)
+    probabilities = auction.price_probabilities(bids, prices, epsilon, sensitivity)
+    opt, opt_price = float(revenues.max()), float(prices[np.argmax(revenues)])
+    expected = auction.expected_revenue(bids, prices, AUCTION_EPSILONS, sensitivity)
+    guarantee = [auction.utility_threshold(opt, e, sensitivity, len(prices), 1.0) for e in AUCTION_EPSILONS]
+    at = int(np.searchsorted(AUCTION_EPSILONS, epsilon))
+    highest = float(bids.max())
+    x, y = auction.revenue_curve(bids, max(highest * 1.15, highest + 0.2))
+    bid_prices = np.unique(bids[bids > 0])
+    with plot:
+        st.plotly_chart(charts.revenue_figure(x, y, bid_prices, auction.revenue(bids, bid_prices), opt_price,
+                                              highest, annotate_jump=len(bid_prices) <= 60),
+                        width="stretch", key="exp_auc_revenue")
+        st.plotly_chart(charts.price_figure(prices, probabilities, epsilon, opt_price), width="stretch",
+                        key="exp_auc_prices")
+    with controls:
+        if menu == "bids":
+            st.warning(lessons.section_text(SLUG, "auc-menu-bids"), icon="⚠️")
+        lessons.render(SLUG, "auc-formula", du=fmt(sensitivity), menu=f"{len(prices):,}",
+                       coef=epsilon / (2 * sensitivity))
+        a, b = st.columns(2)
+        a.metric("E[revenue]", fmt(expected[at]))
+        b.metric("OPT", fmt(opt), help=f"best price on this menu: {opt_price:.2f}")
+    lessons.render(SLUG, "auc-notice", eps=epsilon, expected=fmt(expected[at]), opt=fmt(opt),
+                   ratio=expected[at] / opt, guarantee=fmt(max(guarantee[at], 0.0)),
+                   loss=fmt(opt - guarantee[at]), bidders=f"{len(bids):,}", highest=highest,
+                   above=highest + 0.01)
+    grid = auction.price_grid(cap)
+    reports = np.linspace(0, max(cap, highest) * 1.2, 121)
+    bidder = int(np.argmax(bids))
+    utilities = auction.bidder_utilities(bids, bidder, highest, reports, grid, epsilon)
+    truthful = float(auction.bidder_utilities(bids, bidder, highest, [highest], grid, epsilon)[0])
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.plotly_chart(charts.expected_revenue_figure(AUCTION_EPSILONS, expected, opt, guarantee, epsilon),
+                        width="stretch", key="exp_auc_expected")
+    with right:
+        st.plotly_chart(charts.truthfulness_figure(reports, utilities, highest, truthful,
+                                                   math.exp(epsilon) * truthful),
+                        width="stretch", key="exp_auc_truthful")
+    best = int(np.argmax(utilities))
+    lessons.render(SLUG, "auc-truthful", value=fmt(highest), cap=fmt(cap), truthful=truthful,
+                   best_report=fmt(reports[best]), best_lie=utilities[best],
+                   bound=math.exp(epsilon) * truthful, factor=math.exp(epsilon))
+
+
+# --- 5. A coin's bias ----------------------------------------------------------------------------------
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def coin_view(theta: float, flips: int, epsilon: float, seed: list[int]) -> dict:
+    rng = np.random.default_rng(seed)
+    heads = int(rng.binomial(flips, theta))
+    tails = flips - heads
+    a, b, c = medians.coin_exponential_parameters(heads, tails, epsilon)
+    mean, var = medians.truncated_beta_moments(a, b, *medians.COIN_BOUNDS)
+    laplace = medians.coin_laplace_estimate(heads, tails, epsilon, rng, size=20_000)
+    lo = max(medians.COIN_BOUNDS[0] - 0.02, min(mean - 5 * math.sqrt(var), np.quantile(laplace, 0.002)))
+    hi = min(medians.COIN_BOUNDS[1] + 0.02, max(mean + 5 * math.sqrt(var), np.quantile(laplace, 0.998)))
+    lo, hi = min(lo, heads / flips - 0.01), max(hi, heads / flips + 0.01)
+    grid = np.linspace(lo, hi, 301)
+    bins = np.linspace(lo, hi, 81)
+    density, _ = np.histogram(laplace, bins=bins, density=False)
+    return {
+        "heads": heads, "a": a, "b": b, "c": c, "sd_exp": math.sqrt(var), "sd_lap": float(np.std(laplace)),
+        "grid": grid, "exp_density": medians.coin_exponential_density(heads, tails, epsilon, grid),
+        "centres": (bins[:-1] + bins[1:]) / 2, "lap_density": density / (len(laplace) * np.diff(bins)),
+        "variances": medians.coin_variances(theta, COIN_FLIPS, epsilon, rng),
+    }
+
+
+@st.fragment
+def coin_demo() -> None:
+    controls, plot = st.columns([2, 3], gap="large")
+    with controls:
+        epsilon = epsilon_slider("exp_coin_eps", 0.1)
+        flips = n_slider("exp_coin_n", 1000, options=COIN_FLIPS, label="N (coin flips)")
+        theta = range_slider("true bias θ of the coin", 0.1, 0.9, 0.3, "exp_coin_theta", step=0.05)
+        resample_button("exp_coin", "🎲 New flips and draws")
+    theta = round(float(theta), 4)
+    view = coin_view(theta, flips, epsilon, demo_seed("exp_coin"))
+    with plot:
+        st.plotly_chart(charts.coin_density_figure(view["grid"], view["exp_density"], view["centres"],
+                                                   view["lap_density"], view["heads"] / flips),
+                        width="stretch", key="exp_coin_density")
+        st.plotly_chart(charts.coin_variance_figure(COIN_FLIPS, view["variances"], flips), width="stretch",
+                        key="exp_coin_variance")
+    with controls:
+        lessons.render(SLUG, "coin-formula", c=view["c"], a=view["a"], b=view["b"], lap_b=fmt(1 / epsilon),
+                       eps=epsilon)
+        a, b = st.columns(2)
+        a.metric("sd, exponential", f"{view['sd_exp']:.4f}")
+        b.metric("sd, Laplace", f"{view['sd_lap']:.4f}")
+    lessons.render(SLUG, "coin-notice", n=f"{flips:,}", sd_exp=view["sd_exp"], sd_lap=view["sd_lap"],
+                   sd_sampling=math.sqrt(theta * (1 - theta) / flips), inv_c=1 / view["c"],
+                   effective=view["c"] * flips, eps=epsilon)
+
+
+# --- 6. Check the guarantee ------------------------------------------------------------------------------
+
+FORMS = {"app": "this app: exp(εu/(2Δu))", "notes": "the notes: exp(εu/Δu), labelled ε-DP"}
+AUDIT_MS = [1, 2, 5, 10, 20, 50, 100, 200]
+
+
+def sample_choices(scores, epsilon: float, rng, n: int) -> np.ndarray:
+    return exponential_mechanism(scores, epsilon, 1.0, rng, size=n)
+
+
+def picks_option_a(outputs) -> np.ndarray:
+    return np.asarray(outputs) == 0
+
+
+@st.fragment
+def audit_demo() -> None:
+    controls, plot = st.columns([2, 3], gap="large")
+    with controls:
+        epsilon = epsilon_slider("exp_aud_eps", 1.0, options=[e for e in EPSILONS if 0.1 <= e <= 5])
+        m = choice_slider("m (options other than A)", AUDIT_MS, 20, "exp_aud_m")
+        form = radio("Mechanism", list(FORMS), "app", "exp_aud_form", format_func=FORMS.get)
+        resample_button("exp_aud", "🎲 New samples")
+    scores_d, scores_d_prime = auction.approval_scores(m)
+    used = epsilon if form == "app" else 2 * epsilon  # the notes' form at ε is ours at 2ε
+    losses = {f: [auction.privacy_loss(*auction.approval_scores(size), e, 1.0) for size in AUDIT_MS]
+              for f, e in (("app", epsilon), ("notes", 2 * epsilon))}
+    with plot:
+        st.plotly_chart(charts.loss_figure(AUDIT_MS, losses["app"], losses["notes"], epsilon, m),
+                        width="stretch", key="exp_aud_chart")
+    with controls:
+        audit_panel("exp_aud", functools.partial(sample_choices, scores_d, used),
+                    functools.partial(sample_choices, scores_d_prime, used), picks_option_a,
+                    promised_epsilon=epsilon, event_label="{the output is option A}",
+                    cache_key=("exp_aud", epsilon, m, form))
+    lessons.render(SLUG, "aud-notice", eps=epsilon, m=m,
+                   loss_app=auction.privacy_loss(scores_d, scores_d_prime, epsilon, 1.0),
+                   loss_notes=auction.privacy_loss(scores_d, scores_d_prime, 2 * epsilon, 1.0),
+                   two_eps=2 * epsilon)
+
+
+# --- The tabs (only the open one runs) ---------------------------------------------------------------------
+
+SECTIONS = [
+    ("sel-intro", selection_demo, ["conventions"], "epsilon-to-zero"),
+    ("dis-intro", disease_demo, [], "noisy-max"),
+    ("med-intro", median_demo, [], "laplace-median"),
+    ("auc-intro", auction_demo, [], "price-302"),
+    ("coin-intro", coin_demo, [], "coin-variance"),
+    ("aud-intro", audit_demo, [], "notes-audit"),
+]
+
+for tab, (intro, demo, after, quiz_id) in zip(tabs, SECTIONS, strict=True):
+    with tab:
+        if tab.open is False:
+            continue
+        lessons.render(SLUG, intro)
+        demo()
+        for name in after:
+            lessons.render(SLUG, name)
+        lessons.quiz(SLUG, quiz_id)
+
+st.divider()
+lessons.render(SLUG, "takeaways")

@@ -1,4 +1,299 @@
+"""Randomized response: one respondent, a survey, local versus central, Tammy, and an audit."""
+
+import functools
+import math
+
+import numpy as np
 import streamlit as st
 
+from dp import rr_keep_probability, rr_simulate
+from dp.local_dp import (
+    alpha_epsilon,
+    central_rmse,
+    coin_heads_probability,
+    coin_report,
+    lecture_theorem_alpha,
+    local_central_ratio,
+    local_n_to_match_central,
+    population_fraction,
+    randomized_response_alpha,
+    rr_alpha,
+    rr_estimate_step,
+    rr_posterior,
+    rr_rmse,
+    rr_yes_share,
+    sampling_rmse,
+    simulated_rmse,
+    yes_rates,
+)
+from ui import lessons
+from ui.audit import SAMPLE_SIZES, audit_panel
+from ui.charts import randomized_response as charts
+from ui.params import EPSILONS, choice_slider, epsilon_slider, log_options, range_slider
+from ui.seeds import demo_seed, draw_number, resample_button, rng_for
+
+SLUG = "randomized-response"
+LN3 = math.log(3)
+EPS_OPTIONS = sorted([*EPSILONS, LN3])
+N_OPTIONS = [int(v) for v in log_options(10, 1e8, 3)]  # 10, 20, 50, …, 10⁸
+N_GRID = np.unique(np.round(np.logspace(1, 8, 57)))  # formula curves
+SIM_N = [10**k for k in range(1, 9)]  # simulated points
+TRIALS = 2000  # repeated surveys in the histogram
+SIM_TRIALS = 300  # surveys per simulated RMSE point: relative sd ≈ 1/√600 ≈ 4%
+CENSUS_N = 330_000_000
+AUDIT_CHOICES = {"right": "Right α = (e^ε−1)/(2(e^ε+1))",
+                 "slide": "Slide theorem's α = (e^ε−1)/(e^ε+1) (no 2)"}
+
+
+def _people(n: int) -> str:
+    return f"{n:,}"
+
+
 st.title("Randomized response")
-st.write("Being written.")
+lessons.render(SLUG, "hook")
+
+# ── 1. The protocol ──────────────────────────────────────────────────────────────────────────
+st.header("The protocol")
+lessons.render(SLUG, "protocol")
+lessons.quiz(SLUG, "missing-two")
+controls, plot = st.columns([2, 3])
+with controls:
+    epsilon = epsilon_slider("rr_eps", default=LN3, options=EPS_OPTIONS,
+                             label="ε for this page (1.09861 = ln 3: fair coins)")
+    q = rr_keep_probability(epsilon)
+    lessons.render(SLUG, "conversions", eps=epsilon, q=q, alpha=rr_alpha(epsilon),
+                   h=coin_heads_probability(epsilon), ratio=math.exp(epsilon))
+with plot:
+    st.plotly_chart(charts.keep_probability_chart(epsilon), width="stretch")
+
+slide_alpha = lecture_theorem_alpha(epsilon)
+if math.isclose(epsilon, LN3):
+    slide_case = "at"
+elif epsilon < LN3:
+    slide_case = "below"
+else:
+    slide_case = "above"
+with st.container(border=True):
+    lessons.render(SLUG, f"missing-two-{slide_case}", eps=epsilon, slide_alpha=slide_alpha,
+                   slide_keep=0.5 + slide_alpha,
+                   slide_eps=alpha_epsilon(min(slide_alpha, 0.5)) if slide_case == "below" else 0.0)
+
+
+def _flip(step: int) -> None:
+    st.session_state["rr_coin_progress"] = (draw_number("rr_coin"), step)
+
+
+@st.fragment
+def coin_demo(epsilon: float) -> None:
+    st.subheader("Step through one respondent")
+    h = coin_heads_probability(epsilon)
+    q = rr_keep_probability(epsilon)
+    lessons.render(SLUG, "coin-intro", eps=epsilon, h=h)
+    truth = st.radio("Your true answer", [1, 0], format_func=lambda b: "Yes" if b else "No",
+                     horizontal=True, key="rr_coin_truth")
+    coins = rng_for("rr_coin").random(2)  # the respondent's two private coins, fixed per draw
+    first_heads, second_heads = bool(coins[0] < h), bool(coins[1] < 0.5)
+    draw, step = st.session_state.get("rr_coin_progress", (draw_number("rr_coin"), 0))
+    if draw != draw_number("rr_coin"):
+        step = 0
+    done = step >= 2 or (step == 1 and first_heads)
+
+    buttons = st.columns(3)
+    buttons[0].button("🪙 Flip the first coin", key="rr_coin_first", disabled=step > 0,
+                      on_click=_flip, args=(1,), width="stretch")
+    buttons[1].button("🪙 Flip the second coin", key="rr_coin_second",
+                      disabled=step != 1 or first_heads, on_click=_flip, args=(2,), width="stretch")
+    with buttons[2]:
+        resample_button("rr_coin", "👤 Next respondent")
+
+    first, second, report = st.columns(3)
+    with first.container(border=True):
+        st.markdown("**First coin**")
+        if step == 0:
+            st.markdown("## ?")
+        else:
+            st.markdown("## " + ("Heads" if first_heads else "Tails"))
+            st.caption("Tell the truth." if first_heads else "Let the second coin decide.")
+    with second.container(border=True):
+        st.markdown("**Second coin (fair)**")
+        if step >= 1 and first_heads:
+            st.markdown("## —")
+            st.caption("Not needed.")
+        elif step < 2:
+            st.markdown("## ?")
+        else:
+            st.markdown("## " + ("Heads" if second_heads else "Tails"))
+            st.caption("Say Yes." if second_heads else "Say No.")
+    with report.container(border=True):
+        st.markdown("**Reported answer**")
+        if not done:
+            st.markdown("## …")
+        else:
+            answer = coin_report(truth, first_heads, second_heads)
+            st.markdown("## " + ("Yes" if answer else "No"))
+            st.caption("The truth." if first_heads else
+                       ("Matches the truth by chance." if answer == truth else "Not the truth."))
+    lessons.render(SLUG, "coin-after", q=q, one_minus_q=1 - q, ratio=math.exp(epsilon))
+
+
+coin_demo(epsilon)
+
+# ── 2. Survey simulation ─────────────────────────────────────────────────────────────────────
+st.header("Survey simulation")
+lessons.render(SLUG, "survey-intro")
+lessons.quiz(SLUG, "bigger-n")
+
+
+@st.fragment
+def survey_demo(epsilon: float) -> None:
+    controls, plot = st.columns([2, 3])
+    with controls:
+        n = choice_slider("n (people surveyed, log scale)", N_OPTIONS, 1000, "rr_n",
+                          format_func=_people)
+        pi = range_slider("π (true fraction who would say Yes)", 0.0, 1.0, 0.2, "rr_pi", step=0.01)
+        resample_button("rr_survey", "🎲 Resample the surveys")
+    rng = rng_for("rr_survey")
+    estimates = rr_simulate(n, pi, epsilon, rng, trials=TRIALS)
+    estimate = float(estimates[0])  # "this survey" is the first of the repeated ones
+    truth = population_fraction(n, pi)
+    rmse = rr_rmse(n, epsilon)
+    q = rr_keep_probability(epsilon)
+    yes_share = rr_yes_share(estimate, epsilon)
+    with controls:
+        left, right = st.columns(2)
+        left.metric("Reported Yes share", f"{yes_share:.2%}")
+        right.metric("Debiased π̂", f"{estimate:.4f}", delta=f"{estimate - truth:+.4f} vs truth",
+                     delta_color="off")
+        lessons.render(SLUG, "survey-formula", n=n, yes_share=yes_share,
+                       expected_share=rr_yes_share(truth, epsilon), one_minus_q=1 - q,
+                       two_q_minus_1=2 * q - 1, estimate=estimate, truth=truth)
+    with plot:
+        st.plotly_chart(charts.sampling_histogram(estimates, truth, estimate, rmse,
+                                                        step=rr_estimate_step(n, epsilon)), width="stretch")
+
+    errors = np.asarray(estimates) - truth
+    curve, notice = st.columns([3, 2])
+    with curve:
+        sim = simulated_rmse(SIM_N, pi, epsilon, rng, trials=SIM_TRIALS)
+        st.plotly_chart(charts.error_vs_n_chart(N_GRID, rr_rmse(N_GRID, epsilon), np.array(SIM_N),
+                                                sim, n, abs(estimate - truth)), width="stretch")
+    with notice:
+        lessons.render(SLUG, "survey-notice", yes_share=yes_share, truth=truth, trials=TRIALS,
+                       sim_rmse=float(np.sqrt(np.mean(errors**2))), rmse=rmse, n=n,
+                       two_rmse=2 * rmse,
+                       outside=float(np.mean((estimates < 0) | (estimates > 1))))
+
+
+survey_demo(epsilon)
+
+# ── 3. Local versus central ──────────────────────────────────────────────────────────────────
+st.header("Local versus central")
+lessons.quiz(SLUG, "local-central")
+lessons.render(SLUG, "local-central-intro")
+
+
+@st.fragment
+def local_central_demo(epsilon: float) -> None:
+    controls, plot = st.columns([2, 3])
+    with controls:
+        n = choice_slider("n (people, log scale)", N_OPTIONS, 10_000, "rr_lc_n",
+                          format_func=_people)
+        resample_button("rr_lc", "🎲 Resample the simulated points")
+        ratio = local_central_ratio(n, epsilon)
+        lessons.render(SLUG, "local-central-notice", n=n, eps=epsilon, local=rr_rmse(n, epsilon),
+                       central=central_rmse(n, epsilon), ratio=ratio, per_root_n=ratio / math.sqrt(n),
+                       n_needed=local_n_to_match_central(n, epsilon))
+    rng = rng_for("rr_lc")
+    with plot:
+        st.plotly_chart(charts.local_central_chart(
+            N_GRID, rr_rmse(N_GRID, epsilon), central_rmse(N_GRID, epsilon),
+            sampling_rmse(N_GRID, 0.5), np.array(SIM_N),
+            simulated_rmse(SIM_N, 0.5, epsilon, rng, trials=SIM_TRIALS),
+            simulated_rmse(SIM_N, 0.5, epsilon, rng, trials=SIM_TRIALS, model="central"), n),
+            width="stretch")
+
+
+local_central_demo(epsilon)
+lessons.render(SLUG, "deployments", census_ratio=local_central_ratio(CENSUS_N, epsilon), eps=epsilon)
+
+# ── 4. Tammy's posterior ─────────────────────────────────────────────────────────────────────
+st.header("Tammy's posterior")
+lessons.render(SLUG, "tammy-intro")
+lessons.quiz(SLUG, "tammy")
+
+
+@st.fragment
+def tammy_demo(epsilon: float) -> None:
+    controls, plot = st.columns([2, 3])
+    q = rr_keep_probability(epsilon)
+    with controls:
+        prior = range_slider("Tammy's prior that Bob dodged", 0.01, 0.99, 0.02, "rr_prior", step=0.01)
+        post_yes = rr_posterior(prior, epsilon, report=1)
+        post_no = rr_posterior(prior, epsilon, report=0)
+        left, right = st.columns(2)
+        left.metric("After a Yes", f"{post_yes:.3f}")
+        right.metric("After a No", f"{post_no:.3f}")
+        lessons.render(SLUG, "tammy-notice", prior=prior, post_yes=post_yes, ratio=math.exp(epsilon))
+    with plot:
+        st.plotly_chart(charts.posterior_chart(epsilon, prior), width="stretch")
+    lessons.render(SLUG, "tammy-formula", q=q, eps=epsilon, prior=prior, one_minus_prior=1 - prior,
+                   one_minus_q=1 - q, post_yes=post_yes, post_no=post_no)
+
+
+tammy_demo(epsilon)
+
+# ── 5. Check the guarantee ───────────────────────────────────────────────────────────────────
+st.header("Check the guarantee")
+lessons.render(SLUG, "audit-intro")
+
+
+def _reports(rng: np.random.Generator, n: int, *, truth: int, alpha: float) -> np.ndarray:
+    """n respondents who all hold `truth`, answering with keep probability ½ + α."""
+    return randomized_response_alpha(np.full(n, truth), alpha, rng)
+
+
+def _said_yes(reports: np.ndarray) -> np.ndarray:
+    return reports == 1
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _yes_rates(alpha: float, samples: int, seed: list) -> tuple[float, float, float]:
+    # The same generator and order as the audit panel, so both read the same respondents.
+    rng = np.random.default_rng(seed)
+    return yes_rates(_reports(rng, samples, truth=1, alpha=alpha),
+                     _reports(rng, samples, truth=0, alpha=alpha))
+
+
+@st.fragment
+def audit_demo(epsilon: float) -> None:
+    controls, result = st.columns([2, 3])
+    with controls:
+        choice = st.radio("Implementation under test", list(AUDIT_CHOICES),
+                          format_func=AUDIT_CHOICES.get, key="rr_audit_impl")
+        samples = choice_slider("Simulated respondents per truth", SAMPLE_SIZES, 100_000,
+                                "rr_audit_samples", format_func=_people)
+        resample_button("rr_audit", "🎲 Resample the respondents")
+    alpha = rr_alpha(epsilon) if choice == "right" else lecture_theorem_alpha(epsilon)
+    with result:
+        if alpha > 0.5 and not math.isclose(alpha, 0.5):
+            st.warning(lessons.section_text(SLUG, "audit-slide-invalid", eps=epsilon,
+                                            slide_alpha=alpha, slide_keep=0.5 + alpha))
+            return
+        alpha = min(alpha, 0.5)
+        audit_panel("rr_audit",
+                    functools.partial(_reports, truth=1, alpha=alpha),
+                    functools.partial(_reports, truth=0, alpha=alpha),
+                    _said_yes, promised_epsilon=epsilon, event_label="{report = Yes}",
+                    cache_key=("rr", alpha), samples=samples)
+        p_yes, p_no, rate_ratio = _yes_rates(alpha, samples, demo_seed("rr_audit"))
+        lessons.render(SLUG, "audit-rates", samples=samples, p_yes=p_yes, p_no=p_no,
+                       rate_ratio=rate_ratio, log_ratio=float(np.log(rate_ratio)),
+                       true_eps=alpha_epsilon(alpha), eps=epsilon)
+
+
+audit_demo(epsilon)
+
+# ── Takeaways ────────────────────────────────────────────────────────────────────────────────
+st.header("Takeaways")
+lessons.render(SLUG, "takeaways")
+lessons.render(SLUG, "reading")

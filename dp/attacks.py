@@ -131,9 +131,10 @@ def reconstruction_attack(secret_bits, n_queries, noise_bound, rng) -> np.ndarra
     The attacker asks k random subset-sum queries A (k×n, entries 0/1 with probability ½),
     the curator answers a = A·x + e with |e_j| ≤ E, and the attacker finds any
     x̂ ∈ [0, 1]^n with ‖A·x̂ − a‖_∞ ≤ E by linear programming and rounds it at ½.
-    With k = O(n) queries and E = αn, all but O(α²n²) bits come out right with high
-    probability (Dinur & Nissim 2003, "Revealing information while preserving privacy",
-    PODS; Thm as stated in DDA4210). So noise o(√n) per answer is blatantly non-private.
+    With k = O(n) queries and error E = αn, all but O(α²n²) = O(E²) bits come out right
+    with high probability (Dinur & Nissim 2003, "Revealing information while preserving
+    privacy", PODS; as stated in DDA4210). That is o(n) wrong bits whenever E = o(√n):
+    noise below √n per answer is blatantly non-private.
 
     Returns the reconstructed bits, an int array of the same length as secret_bits.
     """

@@ -1,0 +1,169 @@
+""""What DP promises": blog presets, the neighbour warning, the Bayes examples, the quiz,
+the "In or out?" game (a per-session tally), and the page's chart builders."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dp.attacks import max_true_positive_rate
+from dp.privacy_loss import laplace_density, laplace_privacy_loss
+from tests.conftest import app_test
+from ui.charts import definition as charts
+from ui.course import LESSONS
+
+LESSON = next(lesson for lesson in LESSONS if lesson.slug == "definition")
+
+
+def _metric(at, label):
+    return next(m for m in at.metric if m.label.startswith(label))
+
+
+def _texts(at) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def _tally(at) -> tuple[str, str]:
+    tally = _metric(at, "Your tally")
+    return tally.value, tally.delta
+
+
+@pytest.fixture(scope="module")
+def session():
+    """One AppTest session shared by the tests that only read or click (it is slow to start)."""
+    at = app_test(LESSON)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_defaults_reproduce_the_blog_picture_at_epsilon_0_2(session):
+    values = {w.key: w.value for w in [*session.slider, *session.select_slider]}
+    assert (values["def_eps"], values["def_sens"], values["def_fd"], values["def_fdp"]) == (0.2, 7, 5, 10)
+    assert _metric(session, "Promised ε").value == "0.2"
+    # b = 7/0.2 = 35 and the largest ratio is e^{5/35} ≈ 1.154, inside e^0.2 ≈ 1.221.
+    assert "= 35" in _texts(session) and "1.154" in _texts(session)
+    assert not session.warning
+
+
+def test_blog_buttons_switch_to_epsilon_10_and_back(session):
+    session.button(key="def_blog_large").click().run()
+    assert not session.exception
+    assert session.select_slider(key="def_eps").value == 10.0
+    assert _metric(session, "Promised ε").value == "10"
+    # The true ε of the pair is 5/0.7 ≈ 7.14 < 10; the audit certifies a lower bound below it.
+    assert float(_metric(session, "Certified ε̂").value) <= 5 / 0.7
+    session.button(key="def_blog_small").click().run()
+    assert session.select_slider(key="def_eps").value == 0.2
+
+
+def test_pair_further_apart_than_delta_warns_and_breaks_the_audit():
+    at = app_test(LESSON, {"def_eps": "1", "def_sens": "1", "def_fd": "0", "def_fdp": "3"})
+    assert not at.exception
+    assert any("not neighbours" in w.value or "group" in w.value for w in at.warning)
+    # |f(D) − f(D′)|/b = 3 at ε = 1: with 100,000 samples the audit certifies well above 1.
+    assert float(_metric(at, "Certified ε̂").value) > 1
+    assert any("breaks its promise" in e.value for e in at.error)
+
+
+def test_bayes_examples_give_tammys_and_annas_numbers(session):
+    session.button(key="def_tammy").click().run()
+    # Prior 2% at ε = ln 3: odds 2:98 times 3 = 6:98, i.e. 6/104 ≈ 5.77%.
+    assert "5.77% sure" in _texts(session)
+    session.button(key="def_anna").click().run()
+    assert session.slider(key="def_prior").value == 0.4
+    # Prior 40% at ε = 1: expit(logit(0.4) ± 1) = 19.7% … 64.4%.
+    assert "64.4% sure" in _texts(session) and "19.7%" in _texts(session)
+
+
+def test_exact_count_quiz_reveals_none(session):
+    quiz = session.radio(key="definition_quiz_exact-count")
+    quiz.set_value(3).run()
+    session.toggle(key="definition_quiz_exact-count_reveal").set_value(True).run()
+    assert "✅ Right." in _texts(session)
+
+
+def test_game_guesses_update_the_tally():
+    at = app_test(LESSON)
+    assert _tally(at) == ("–", "0 of 0 right")
+    rights = 0
+    for n in range(1, 4):
+        at.button(key="def_game_in").click().run()
+        assert not at.exception
+        feedback = next(m.value for m in at.markdown if "came from Patrick" in m.value)
+        rights += feedback.startswith("✅")
+        assert _tally(at)[1] == f"{rights} of {n} right"
+        assert _metric(at, f"Round {n + 1}")  # a new round is on the table
+    # A guess of "out" counts too, and the tally is per ε: a new ε starts from zero.
+    at.button(key="def_game_out").click().run()
+    assert _tally(at)[1].endswith("of 4 right")
+    at.select_slider(key="def_game_eps").set_value(5.0).run()
+    assert _tally(at) == ("–", "0 of 0 right")
+    at.select_slider(key="def_game_eps").set_value(1.0).run()
+    assert _tally(at)[1].endswith("of 4 right")
+    at.button(key="def_game_reset").click().run()
+    assert _tally(at) == ("–", "0 of 0 right")
+
+
+def test_two_sessions_do_not_share_a_tally():
+    first, second = app_test(LESSON), app_test(LESSON)
+    for _ in range(2):
+        first.button(key="def_game_out").click().run()
+    second.button(key="def_game_in").click().run()
+    first.run()
+    assert _tally(first)[1].endswith("of 2 right")
+    assert _tally(second)[1].endswith("of 1 right")
+
+
+# --- chart builders -------------------------------------------------------------------------
+
+
+def _blog_arrays(epsilon):
+    b = 7 / epsilon
+    x = np.linspace(5 - 6 * b, 10 + 6 * b, 801)
+    return b, x
+
+
+def test_density_chart_has_both_curves_and_20_rug_marks_each():
+    b, x = _blog_arrays(0.2)
+    rng = np.random.default_rng(0)
+    fig = charts.densities(x, laplace_density(x, 5, b), laplace_density(x, 10, b), 5, 10,
+                           samples_d=rng.laplace(5, b, 20), samples_d_prime=rng.laplace(10, b, 20))
+    assert len(fig.data) == 4
+    assert [len(trace.x) for trace in fig.data[2:]] == [20, 20]
+    # Rug marks sit below the curves, inside the visible y-range.
+    assert all(max(trace.y) < 0 for trace in fig.data[2:])
+    assert fig.layout.yaxis.range[0] < min(fig.data[3].y)
+    assert fig.layout.title.text and fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
+
+
+@pytest.mark.parametrize("epsilon", [0.2, 10.0])
+def test_ratio_and_loss_charts_stay_inside_the_band(epsilon):
+    b, x = _blog_arrays(epsilon)
+    loss = laplace_privacy_loss(x, 5, 10, b)
+    ratio_fig = charts.density_ratio(x, np.exp(loss), epsilon)
+    ratio = np.asarray(ratio_fig.data[1].y)
+    assert np.all(ratio <= math.exp(epsilon)) and np.all(ratio >= math.exp(-epsilon))
+    # Both band edges are inside the log axis range (in decades).
+    low, high = ratio_fig.layout.yaxis.range
+    assert low < -epsilon / math.log(10) and high > epsilon / math.log(10)
+    samples = np.array([0.0, 20.0])
+    loss_fig = charts.privacy_loss(x, loss, epsilon, samples, laplace_privacy_loss(samples, 5, 10, b),
+                                   samples, laplace_privacy_loss(samples, 5, 10, b))
+    assert max(abs(v) for v in loss_fig.data[1].y) <= epsilon
+
+
+def test_membership_region_is_between_the_bounds():
+    fpr = np.linspace(0, 1, 101)
+    upper = max_true_positive_rate(fpr, 1.0, 0.01)
+    lower = 1 - max_true_positive_rate(1 - fpr, 1.0, 0.01)
+    fig = charts.membership_region(fpr, upper, lower, 1.0, 0.01)
+    assert np.all(np.asarray(fig.data[1].y) >= np.asarray(fig.data[0].y))
+    assert "δ = 0.01" in fig.layout.title.text
+
+
+def test_game_tally_chart_shows_running_accuracy():
+    fig = charts.game_tally([True, False, True, True], ceiling=0.731, laplace_best=0.697)
+    assert list(fig.data[0].y) == [1.0, 0.5, pytest.approx(2 / 3), 0.75]
+    assert {shape.y0 for shape in fig.layout.shapes} == {0.731, 0.697, 0.5}

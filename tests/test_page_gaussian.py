@@ -1,0 +1,205 @@
+"""The "Laplace vs Gaussian" page: its branches, toggles, buttons and quizzes, and its charts."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from tests.conftest import app_test
+from ui.charts import gaussian as charts
+from ui.course import LESSONS
+from ui.params import DELTAS, EPSILONS, POPULATIONS
+
+LESSON = next(lesson for lesson in LESSONS if lesson.slug == "gaussian")
+
+
+@pytest.fixture(scope="module")
+def page():
+    return app_test(LESSON)
+
+
+def _clean(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def _chart(at, name: str) -> dict:
+    """The plotly spec of the chart whose title starts with `name`."""
+    for element in at.get("plotly_chart"):
+        spec = json.loads(element.proto.spec)
+        if spec["layout"]["title"]["text"].startswith(name):
+            return spec
+    raise AssertionError(f"no chart titled {name!r}")
+
+
+def _text(at) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def test_defaults_show_every_section(page):
+    _clean(page)
+    assert page.title[0].value == "Laplace vs Gaussian"
+    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in page.get("plotly_chart")]
+    assert len(titles) == 7, titles
+    assert "add/remove" in _text(page)  # the neighbouring relation is stated
+    # ε = 1 by default: the classic bound is out of its range, and the page says what to change
+    assert any("Move ε below 1" in info.value for info in page.info)
+    assert [t["name"] for t in _chart(page, "Noise added")["data"]] == [
+        "Laplace, b = 1", "Gaussian (analytic), σ = 3.73"]
+    # the audit at defaults: pure ε broken, (ε, δ) kept
+    assert page.warning and "Pure ε is broken" in page.warning[0].value
+    assert page.success and "With δ the promise holds" in page.success[0].value
+
+
+def test_classic_curve_appears_below_epsilon_one():
+    at = app_test(LESSON, {"gd_eps": "0.5"})
+    _clean(at)
+    assert not any("Move ε below 1" in info.value for info in at.info)
+    names = [t["name"] for t in _chart(at, "Noise added")["data"]]
+    assert names[-1].startswith("Gaussian (classic), σ = 9.69")  # Δ√(2 ln(1.25/δ))/ε at δ = 1e-5
+    assert "Gaussian, classic" in _text(at)
+
+
+def test_log_toggle_switches_the_density_axis():
+    at = app_test(LESSON)
+    assert _chart(at, "Noise added")["layout"]["yaxis"].get("type") != "log"
+    at.toggle(key="gd_logy").set_value(True).run()
+    _clean(at)
+    assert _chart(at, "Noise added")["layout"]["yaxis"]["type"] == "log"
+
+
+def test_bad_toggle_link_value_is_harmless():
+    _clean(app_test(LESSON, {"gd_logy": "maybe"}))
+
+
+# Raw option values: AppTest cannot set a select_slider to its formatted label.
+EXTREMES = {
+    "gd_eps": (EPSILONS[0], EPSILONS[-1]),
+    "gd_delta": (DELTAS[0], DELTAS[-1]),
+    "gd_sens": (0.1, 10.0),
+    "gd_leak_n": (POPULATIONS[0], POPULATIONS[-1]),
+    "gd_leak_delta": (DELTAS[0], DELTAS[-1]),
+    "gd_dim_d": (1, 10000),
+    "gd_dim_eps": (EPSILONS[0], EPSILONS[-1]),
+    "gd_dim_delta": (DELTAS[0], DELTAS[-1]),
+    "gd_aud_eps": (0.1, 3.0),
+    "gd_aud_delta": (1e-4, 0.1),
+    "gd_aud_z": (1.0, 4.0),
+}
+
+
+def test_every_slider_survives_its_extremes_and_corners():
+    at = app_test(LESSON)
+    assert {w.key for w in at.select_slider} == set(EXTREMES)
+    for key, (low, high) in EXTREMES.items():
+        for value in (low, high):
+            at.select_slider(key=key).set_value(value).run()
+            _clean(at)
+        at.select_slider(key=key).set_value(low).run()  # then combine all the low ends
+        _clean(at)
+    for key, (_, high) in EXTREMES.items():  # and all the high ends
+        at.select_slider(key=key).set_value(high).run()
+    _clean(at)
+    at.toggle(key="gd_logy").set_value(True).run()
+    _clean(at)
+
+
+def test_small_epsilon_large_delta_flips_the_one_count_verdict():
+    # ε = 0.01, δ = 0.1: σ ≈ 3.8 against a Laplace std of 141, so the Gaussian is narrower and
+    # its tail is lighter everywhere (σ ≤ √(2/π)·b).
+    at = app_test(LESSON, {"gd_eps": "0.01", "gd_delta": "0.1"})
+    _clean(at)
+    text = _text(at)
+    assert "Gaussian is the narrower one" in text
+    assert "lighter everywhere" in text
+
+
+def test_delta_text_follows_n_and_delta():
+    at = app_test(LESSON)
+    assert "10 whole records on average" in _text(at)  # n = 1e6, δ = 1e-5
+    at.select_slider(key="gd_leak_delta").set_value(1e-12).run()
+    _clean(at)
+    assert "well below" in _text(at)
+
+
+def test_resample_buttons_redraw_only_their_demo():
+    at = app_test(LESSON)
+    leaks = [m.value for m in at.metric if m.label == "This run leaked"]
+    audit = [m.value for m in at.metric if m.label.startswith("ε̂")]
+    for _ in range(3):  # Binomial(10⁶, 10⁻⁵) repeats a value now and then; 3 draws rarely all do
+        at.button(key="gd_leak_resample").click().run()
+        _clean(at)
+        if [m.value for m in at.metric if m.label == "This run leaked"] != leaks:
+            break
+    else:
+        pytest.fail("resampling never changed the leak count")
+    assert [m.value for m in at.metric if m.label.startswith("ε̂")] == audit
+    at.button(key="gd_audit_resample").click().run()
+    _clean(at)
+
+
+def test_seed_reproduces_the_same_draw():
+    first = [m.value for m in app_test(LESSON).metric]
+    second = [m.value for m in app_test(LESSON).metric]
+    assert first == second
+
+
+def test_audit_without_a_breach_says_what_to_try():
+    # z = 1: S is common (p ≈ 0.16) and p/p′ is modest, so pure ε is not broken.
+    at = app_test(LESSON, {"gd_aud_z": "1"})
+    _clean(at)
+    assert any("No breach of pure ε" in info.value for info in at.info)
+
+
+@pytest.mark.parametrize("quiz_id, answer", [("one-count", 1), ("delta-vs-exceed", 1),
+                                             ("census-leak", 2), ("hundred-counts", 1)])
+def test_quizzes_reveal_after_a_guess(quiz_id, answer, page):
+    key = f"gaussian_quiz_{quiz_id}"
+    page.radio(key=key).set_value(answer).run()
+    page.toggle(key=f"{key}_reveal").set_value(True).run()
+    _clean(page)
+    assert "✅ Right." in _text(page)
+
+
+# --- chart builders ---------------------------------------------------------------------------
+
+def test_charts_send_little_data_and_label_their_axes():
+    figures = [
+        charts.density_chart(1.0, 3.7, 4.5, log_y=True),
+        charts.tails_chart(1.0, 3.7, 25.5, 4.5),
+        charts.loss_chart(1.0, 3.7, 1.0, 1.0, -13.4),
+        charts.loss_tail_chart(3.7, 1.0, 1.0, 1.6e-4, 1e-5),
+        charts.leak_chart(10**6, 1e-5, (1e-12, 0.1)),
+        charts.dimensions_chart(1.0, 1e-5, 100, 6.96),
+        charts.audit_chart((0.0013, 0.0012, 0.0015), (0.0002, 0.00015, 0.00025), 1.0, 0.01),
+    ]
+    for fig in figures:
+        assert fig.layout.title.text
+        assert fig.layout.xaxis.title.text
+        assert sum(len(trace.x) for trace in fig.data if trace.x is not None) <= 5000
+
+
+def test_loss_tail_chart_areas_match_their_labels():
+    # the shaded areas are Pr[L > ε] and δ(ε): integrate the traces with the trapezoid rule
+    from dp import gaussian_delta, gaussian_sigma
+    from dp.tails import gaussian_loss_exceeds
+
+    sigma = gaussian_sigma(1.0, 1.0, 1e-5)
+    exceeds = gaussian_loss_exceeds(sigma, 1.0)
+    fig = charts.loss_tail_chart(sigma, 1.0, 1.0, exceeds, gaussian_delta(sigma, 1.0))
+    _, tail, excess = fig.data
+    trapezoid = sum((x1 - x0) * (y0 + y1) / 2 for x0, x1, y0, y1 in
+                    zip(tail.x[:-1], tail.x[1:], tail.y[:-1], tail.y[1:], strict=True))
+    # the zoom keeps ≥ 5 e-folds of the tail: the area left out is below e^−5 ≈ 0.7% of it
+    assert trapezoid == pytest.approx(exceeds, rel=0.01)
+    excess_area = sum((x1 - x0) * (y0 + y1) / 2 for x0, x1, y0, y1 in
+                      zip(excess.x[:-1], excess.x[1:], excess.y[:-1], excess.y[1:], strict=True))
+    assert excess_area == pytest.approx(1e-5, rel=0.05)
+    assert excess_area < trapezoid
+
+
+def test_dimensions_chart_marks_the_crossover():
+    fig = charts.dimensions_chart(1.0, 1e-5, 100, 6.96)
+    assert any("6.96" in a.text for a in fig.layout.annotations)
+    assert math.isclose(fig.layout.shapes[0].x0, 6.96)

@@ -1,0 +1,114 @@
+"""Charts for "Averaging attacks and the budget": the averaging attack (the blog's Fig. 5) and
+what splitting a privacy budget does to the accuracy of each answer.
+
+Numbers in, plotly Figure out; the numbers come from dp.budget.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ui.theme import GREY, INK, PALETTE, figure, series_style
+
+MAX_POINTS = 1500  # a long attack is thinned to this many points before it is sent
+
+
+def _legend_below(fig: go.Figure, y: float = -0.22) -> go.Figure:
+    """Legend under the plot: never on the title, and it wraps on a phone."""
+    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": y, "x": 0,
+                              "xanchor": "left"})
+    return fig
+
+
+def thin(size: int, keep: tuple[int, ...] = (), max_points: int = MAX_POINTS) -> np.ndarray:
+    """At most ~max_points indices spread evenly over range(size), always with those in `keep`."""
+    if size <= max_points:
+        return np.arange(size)
+    picked = np.linspace(0, size - 1, max_points).round().astype(int)
+    extra = [i for i in keep if 0 <= i < size]
+    return np.unique(np.concatenate([picked, np.asarray(extra, dtype=int)]))
+
+
+def attack_figure(means, half_widths, truth: float, epsilon: float, m_star: int,
+                  disclosed_at: int, corridor: float = 0.5, y_span: float | None = None
+                  ) -> go.Figure:
+    """The running mean of m noisy answers with its 95% band, the truth ± corridor, and markers.
+
+    `m_star` is the formula's first query with a band narrower than the corridor
+    (dp.averaging_attack_queries); `disclosed_at` is this run's first query with the whole band
+    inside it (0 if never in the window).
+    """
+    means, half_widths = np.asarray(means, float), np.asarray(half_widths, float)
+    size = means.size
+    idx = thin(size, keep=(m_star - 1, disclosed_at - 1))
+    m = idx + 1
+    fig = figure(f"Averaging m answers, each with Laplace noise at ε = {epsilon:g}",
+                 "m (number of noisy answers averaged)", "running mean (patients)")
+    band_colour = PALETTE["sky"]
+    fig.add_trace(go.Scatter(x=m, y=means[idx] + half_widths[idx], mode="lines",
+                             line={"width": 0, "color": band_colour}, showlegend=False,
+                             hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=m, y=means[idx] - half_widths[idx], mode="lines",
+                             line={"width": 0, "color": band_colour}, fill="tonexty",
+                             fillcolor="rgba(86, 180, 233, 0.3)", name="95% band of the mean",
+                             hoverinfo="skip"))
+    style = series_style(0)
+    fig.add_trace(go.Scatter(x=m, y=means[idx], mode="lines", name="running mean",
+                             line=style["line"],
+                             hovertemplate="m = %{x}<br>mean = %{y:.2f}<extra></extra>"))
+    for i, edge in enumerate((truth - corridor, truth + corridor)):
+        fig.add_trace(go.Scatter(x=[1, size], y=[edge, edge], mode="lines",
+                                 line={"color": INK, "dash": "dash", "width": 1.5},
+                                 name=f"true count {truth:g} ± {corridor:g}", showlegend=i == 0,
+                                 legendgroup="corridor", hoverinfo="skip"))
+    fig.add_vline(x=m_star, line={"color": PALETTE["vermillion"], "dash": "dot", "width": 2})
+    fig.add_trace(go.Scatter(x=[m_star], y=[truth - corridor], mode="markers",
+                             marker={"symbol": "triangle-up", "size": 12,
+                                     "color": PALETTE["vermillion"]},
+                             name=f"formula: band narrower than corridor at m = {m_star:,}",
+                             hovertemplate="m* = %{x}<extra></extra>"))
+    if disclosed_at:
+        fig.add_trace(go.Scatter(x=[disclosed_at], y=[means[disclosed_at - 1]], mode="markers",
+                                 marker={"symbol": "star", "size": 16, "color": PALETTE["orange"],
+                                         "line": {"color": INK, "width": 1}},
+                                 name=f"this run: band inside corridor at m = {disclosed_at:,}",
+                                 hovertemplate="disclosed at m = %{x}<extra></extra>"))
+    span = y_span if y_span is not None else 3 * corridor
+    fig.update_yaxes(range=[truth - span, truth + span])
+    fig.update_xaxes(range=[0, size + 1])
+    return _legend_below(fig, y=-0.25)
+
+
+def split_figure(ks, each_basic, each_advanced, average_basic, total: float,
+                 delta_prime: float, corridor: float = 0.5, asked: int = 0) -> go.Figure:
+    """95% error of one count when a budget ε_T is split over k queries, against k (log–log).
+
+    each_basic / each_advanced: the half-width of one answer at the per-query ε allowed by
+    basic / advanced composition; average_basic: the half-width of the mean of k answers to
+    the same count (the averaging attack under the budget).
+    """
+    ks = np.asarray(ks, float)
+    fig = figure(f"Splitting ε_T = {total:g} over k queries", "k (queries sharing the budget)",
+                 "95% error of a count (± patients)")
+    series = [
+        (each_basic, "each answer, basic composition (ε = ε_T/k)"),
+        (each_advanced, f"each answer, advanced composition (δ′ = {delta_prime:g})"),
+        (average_basic, "average of k repeats of one count (basic)"),
+    ]
+    for i, (y, name) in enumerate(series):
+        s = series_style(i)
+        fig.add_trace(go.Scatter(x=ks, y=np.asarray(y, float), mode="lines", name=name,
+                                 line=s["line"],
+                                 hovertemplate="k = %{x:,.0f}<br>± %{y:.3g}<extra></extra>"))
+    fig.add_hline(y=corridor, line={"color": INK, "dash": "dash", "width": 1.5})
+    fig.add_annotation(x=0.02, xref="paper", y=np.log10(corridor), yref="y", yanchor="bottom",
+                       xanchor="left", showarrow=False, font={"color": INK},
+                       text=f"± {corridor:g}: rounding would reveal the count")
+    if asked:
+        fig.add_vline(x=asked, line={"color": GREY, "dash": "dot", "width": 1.5})
+        fig.add_annotation(x=np.log10(asked), y=1, yref="paper", yanchor="bottom",
+                           showarrow=False, text=f"you: {asked}", font={"color": GREY})
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
+    return _legend_below(fig, y=-0.25)
