@@ -16,11 +16,12 @@ from dp.postprocessing import STEPS, post_process
 from ui import lessons
 from ui.charts import composition as charts
 from ui.params import (
+    DELTAS,
+    EPSILONS,
     choice_slider,
-    delta_slider,
-    epsilon_slider,
     log_options,
     note_if_ignored,
+    number_label,
     range_slider,
     url_value,
 )
@@ -38,7 +39,8 @@ DENSE_KS = tuple(sorted({*np.unique(np.round(np.logspace(0, 4, 41))).astype(int)
 LAPLACE_FAST = tuple(k for k in K_OPTIONS if k <= 1000)
 LAPLACE_SLOW = tuple(k for k in K_OPTIONS if k > 1000)
 SIGMAS = log_options(0.5, 200, 6)
-DELTA_PRIMES = [10.0**-e for e in range(12, 0, -1)]
+EPS_HELP = "Smaller ε means more noise and stronger privacy."
+DELTA_HELP = "δ should be much smaller than 1/n."
 PURE, GAUSS = "ε-DP queries (Laplace)", "Gaussian queries (σ)"
 GROUP_SIZES = list(range(1, 21))
 PRIOR = 0.5
@@ -70,6 +72,16 @@ def laplace_values(epsilon: float, delta: float, ks: tuple[int, ...]) -> np.ndar
 @st.cache_data(max_entries=256, show_spinner=False)
 def gauss_curves(sigma: float, delta: float) -> dict:
     return gaussian_curves(sigma, DENSE_KS, delta)
+
+
+def number(value) -> str:
+    """number_label that also accepts an already formatted option (AppTest passes those)."""
+    return value if isinstance(value, str) else number_label(value)
+
+
+def slider(label: str, options, default, key: str, help: str | None = None):
+    """A log-scale choice slider bound to the URL (see ui.params.choice_slider)."""
+    return choice_slider(label, options, default, key, help=help, format_func=number)
 
 
 def at_k(ks, values, k: int) -> float:
@@ -112,11 +124,11 @@ def compare():
     with controls:
         mode = radio("The queries are", [PURE, GAUSS], PURE, "comp_mode")
         if mode == PURE:
-            epsilon = epsilon_slider("comp_eps", 0.1, label="ε per query")
+            epsilon = slider("ε per query", EPSILONS, 0.1, "comp_eps", EPS_HELP)
         else:
-            sigma = choice_slider("σ (Gaussian noise per query, Δ₂ = 1)", SIGMAS, 10.0, "comp_sigma")
-        delta = delta_slider("comp_delta", 1e-6, DELTA_PRIMES, label="δ′ (total δ you accept)")
-        k = choice_slider("k (your number of queries)", K_OPTIONS, 10, "comp_k")
+            sigma = slider("σ (Gaussian noise per query, Δ₂ = 1)", SIGMAS, 10.0, "comp_sigma")
+        delta = slider("δ′ (total δ you accept)", DELTAS, 1e-6, "comp_delta", DELTA_HELP)
+        k = slider("k (your number of queries)", K_OPTIONS, 10, "comp_k")
     with plot:
         slot = st.empty()
     if mode == PURE:
@@ -179,9 +191,9 @@ lessons.quiz(SLUG, "family")
 def groups():
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
-        epsilon = epsilon_slider("comp_grp_eps", 0.5, label="ε per person")
+        epsilon = slider("ε per person", EPSILONS, 0.5, "comp_grp_eps", EPS_HELP)
         g = range_slider("g (people in the group)", 1, GROUP_SIZES[-1], 4, "comp_grp_g")
-        delta = delta_slider("comp_grp_delta", 1e-6, label="δ per person")
+        delta = slider("δ per person", DELTAS, 1e-6, "comp_grp_delta", DELTA_HELP)
     group_eps = [group_privacy(epsilon, delta, size)[0] for size in GROUP_SIZES]
     bounds = [posterior_bounds(PRIOR, e) for e in group_eps]
     lower, upper = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
@@ -208,7 +220,7 @@ lessons.quiz(SLUG, "post-free")
 def post_processing():
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
-        epsilon = epsilon_slider("comp_pp_eps", 0.5, label="ε per answer")
+        epsilon = slider("ε per answer", EPSILONS, 0.5, "comp_pp_eps", EPS_HELP)
         steps = st.pills("Post-process the released number", list(STEPS), selection_mode="multi",
                          format_func=STEP_LABELS.get, key="comp_pp_steps", default=[])
         extra = range_slider("Ask the database again, this many times", 0, 9, 0, "comp_pp_asks")

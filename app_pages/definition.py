@@ -187,8 +187,10 @@ def bayes_demo() -> None:
         epsilon = choice_slider("ε of the release", BAYES_EPSILONS, LN3, "def_bayes_eps",
                                 format_func=_eps_label)
         left, right = st.columns(2)
-        left.button("Tammy: 2%, ε = ln 3", key="def_tammy", on_click=_bayes_example, args=(0.02, LN3))
-        right.button("Anna: 40%, ε = 1", key="def_anna", on_click=_bayes_example, args=(0.4, 1.0))
+        left.button("Tammy: 2%", key="def_tammy", on_click=_bayes_example, args=(0.02, LN3),
+                    help="Tammy's prior of 2% at ε = ln 3 (randomized response with fair coins).")
+        right.button("Anna: 40%", key="def_anna", on_click=_bayes_example, args=(0.4, 1.0),
+                     help="Anna's prior of 40% that Patrick is in the database, at ε = 1.")
     figure, numbers = _bayes_view(prior, epsilon)
     with plot:
         st.plotly_chart(figure, width="stretch", key="def_bayes")
@@ -305,8 +307,10 @@ def game_demo() -> None:
         mine, best = st.columns(2)
         share = f"{tally['correct'] / tally['rounds']:.0%}" if tally["rounds"] else "–"
         mine.metric("Your tally", share, f"{tally['correct']} of {tally['rounds']} right",
-                    delta_color="off", help="Kept for this browser session only, per ε.")
-        best.metric("Best possible", f"{ceiling:.1%}", "e^ε / (1 + e^ε)", delta_color="off")
+                    delta_color="off", delta_arrow="off",
+                    help="Kept for this browser session only, per ε.")
+        best.metric("Best possible", f"{ceiling:.1%}", "e^ε / (1 + e^ε)", delta_color="off",
+                    delta_arrow="off")
         st.button("Reset tally at this ε", key="def_game_reset", on_click=_reset, args=(epsilon,))
     with plot:
         st.plotly_chart(_game_density(epsilon, output), width="stretch", key="def_game_plot")

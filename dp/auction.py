@@ -86,7 +86,7 @@ def _bids(bids) -> np.ndarray:
 def buyers(bids, prices) -> np.ndarray:
     """#{i : b_i ≥ p} for each price p: how many bidders would buy at that price."""
     ordered = np.sort(_bids(bids))
-    prices = check.finite_array("prices", prices)
+    prices = check.finite_array("prices", prices, allow_empty=True)
     if np.any(prices < 0):
         raise ValueError("prices must all be ≥ 0")
     return ordered.size - np.searchsorted(ordered, prices, side="left")
@@ -98,7 +98,7 @@ def revenue(bids, prices) -> np.ndarray:
     A digital good has unlimited copies, so the seller's only choice is one price
     (McSherry & Talwar 2007; the notes' example with bids 1, 1, 1, 3.01).
     """
-    prices = check.finite_array("prices", prices)
+    prices = check.finite_array("prices", prices, allow_empty=True)
     return prices * buyers(bids, prices)
 
 
@@ -112,6 +112,8 @@ def revenue_curve(bids, upper, max_segments: int = 1000) -> tuple[np.ndarray, np
     bids = _bids(bids)
     upper = check.positive("upper", upper)
     levels = np.unique(bids[bids > 0])
+    if levels.size == 0:  # nobody bids above 0: revenue is 0 everywhere
+        return np.array([0.0, upper]), np.array([0.0, 0.0])
     if levels.size > max_segments:
         x = np.linspace(upper / (2 * max_segments), upper, 2 * max_segments)
         return x, revenue(bids, x)
@@ -179,9 +181,10 @@ def bidder_utilities(bids, bidder, value, reports, prices, epsilon, sensitivity=
     prices = check.finite_array("prices", prices)
     epsilon = check.positive("epsilon", epsilon)
     sensitivity = check.positive("sensitivity", float(np.max(prices)) if sensitivity is None else sensitivity)
-    others = np.delete(bids, bidder)
+    others = np.sort(np.delete(bids, bidder))  # may be empty: a lone bidder
+    others_buying = others.size - np.searchsorted(others, prices, side="left")
     buys = reports[:, None] >= prices[None, :]
-    rev = prices[None, :] * (buyers(others, prices)[None, :] + buys)
+    rev = prices[None, :] * (others_buying[None, :] + buys)
     p = softmax(epsilon * rev / (2 * sensitivity), axis=1)
     return np.sum(p * (value - prices[None, :]) * buys, axis=1)
 

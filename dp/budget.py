@@ -243,7 +243,8 @@ class PrivacyAccountant:
 
     @property
     def remaining(self) -> float:
-        return max(0.0, self.total - self.spent)
+        left = self.total - self.spent
+        return left if left > self.total * TOLERANCE else 0.0  # round-off is not budget
 
     def can_afford(self, epsilon) -> bool:
         epsilon = check.positive("epsilon", epsilon)
@@ -260,7 +261,7 @@ class PrivacyAccountant:
         if self.can_afford(epsilon):
             self.spends.append(epsilon)
             return
-        if self.remaining <= self.total * TOLERANCE:
+        if self.remaining == 0:
             raise BudgetExceeded(
                 f"Refused: the whole budget ε_T = {self.total:g} is spent. The accountant will "
                 "not answer any more questions about this dataset, at any ε."

@@ -16,7 +16,7 @@ LESSON = next(lesson for lesson in LESSONS if lesson.slug == "gaussian")
 
 
 @pytest.fixture(scope="module")
-def page():
+def default_run():
     return app_test(LESSON)
 
 
@@ -37,7 +37,8 @@ def _text(at) -> str:
     return " ".join(m.value for m in at.markdown)
 
 
-def test_defaults_show_every_section(page):
+def test_defaults_show_every_section(default_run):
+    page = default_run
     _clean(page)
     assert page.title[0].value == "Laplace vs Gaussian"
     titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in page.get("plotly_chart")]
@@ -74,35 +75,28 @@ def test_bad_toggle_link_value_is_harmless():
 
 
 # Raw option values: AppTest cannot set a select_slider to its formatted label.
-EXTREMES = {
-    "gd_eps": (EPSILONS[0], EPSILONS[-1]),
-    "gd_delta": (DELTAS[0], DELTAS[-1]),
-    "gd_sens": (0.1, 10.0),
-    "gd_leak_n": (POPULATIONS[0], POPULATIONS[-1]),
-    "gd_leak_delta": (DELTAS[0], DELTAS[-1]),
-    "gd_dim_d": (1, 10000),
-    "gd_dim_eps": (EPSILONS[0], EPSILONS[-1]),
-    "gd_dim_delta": (DELTAS[0], DELTAS[-1]),
-    "gd_aud_eps": (0.1, 3.0),
-    "gd_aud_delta": (1e-4, 0.1),
-    "gd_aud_z": (1.0, 4.0),
-}
+SECTIONS = [  # the page's demos; each one's sliders only act on that demo
+    {"gd_eps": (EPSILONS[0], EPSILONS[-1]), "gd_delta": (DELTAS[0], DELTAS[-1]),
+     "gd_sens": (0.1, 10.0)},
+    {"gd_leak_n": (POPULATIONS[0], POPULATIONS[-1]), "gd_leak_delta": (DELTAS[0], DELTAS[-1])},
+    {"gd_dim_d": (1, 10000), "gd_dim_eps": (EPSILONS[0], EPSILONS[-1]),
+     "gd_dim_delta": (DELTAS[0], DELTAS[-1])},
+    {"gd_aud_eps": (0.1, 3.0), "gd_aud_delta": (1e-4, 0.1), "gd_aud_z": (1.0, 4.0)},
+]
 
 
-def test_every_slider_survives_its_extremes_and_corners():
+def test_every_corner_of_every_demo_runs_cleanly():
+    # Run i puts each demo at corner i of its own box (bit j of i picks the low or high end
+    # of its j-th slider), so 8 runs visit all 2³ corners of every demo, extremes included.
     at = app_test(LESSON)
-    assert {w.key for w in at.select_slider} == set(EXTREMES)
-    for key, (low, high) in EXTREMES.items():
-        for value in (low, high):
-            at.select_slider(key=key).set_value(value).run()
-            _clean(at)
-        at.select_slider(key=key).set_value(low).run()  # then combine all the low ends
+    assert {w.key for w in at.select_slider} == {key for section in SECTIONS for key in section}
+    for corner in range(8):
+        for section in SECTIONS:
+            for bit, (key, ends) in enumerate(section.items()):
+                at.select_slider(key=key).set_value(ends[(corner >> bit) & 1])
+        at.toggle(key="gd_logy").set_value(corner % 2 == 1)
+        at.run()
         _clean(at)
-    for key, (_, high) in EXTREMES.items():  # and all the high ends
-        at.select_slider(key=key).set_value(high).run()
-    _clean(at)
-    at.toggle(key="gd_logy").set_value(True).run()
-    _clean(at)
 
 
 def test_small_epsilon_large_delta_flips_the_one_count_verdict():
@@ -139,10 +133,8 @@ def test_resample_buttons_redraw_only_their_demo():
     _clean(at)
 
 
-def test_seed_reproduces_the_same_draw():
-    first = [m.value for m in app_test(LESSON).metric]
-    second = [m.value for m in app_test(LESSON).metric]
-    assert first == second
+def test_seed_reproduces_the_same_draw(default_run):
+    assert [m.value for m in app_test(LESSON).metric] == [m.value for m in default_run.metric]
 
 
 def test_audit_without_a_breach_says_what_to_try():
@@ -152,14 +144,19 @@ def test_audit_without_a_breach_says_what_to_try():
     assert any("No breach of pure ε" in info.value for info in at.info)
 
 
-@pytest.mark.parametrize("quiz_id, answer", [("one-count", 1), ("delta-vs-exceed", 1),
-                                             ("census-leak", 2), ("hundred-counts", 1)])
-def test_quizzes_reveal_after_a_guess(quiz_id, answer, page):
-    key = f"gaussian_quiz_{quiz_id}"
-    page.radio(key=key).set_value(answer).run()
-    page.toggle(key=f"{key}_reveal").set_value(True).run()
-    _clean(page)
-    assert "✅ Right." in _text(page)
+QUIZ_ANSWERS = {"one-count": 1, "delta-vs-exceed": 1, "census-leak": 2, "hundred-counts": 1}
+
+
+def test_quizzes_reveal_after_a_guess():
+    at = app_test(LESSON)
+    for quiz_id, answer in QUIZ_ANSWERS.items():
+        at.radio(key=f"gaussian_quiz_{quiz_id}").set_value(answer)
+    at.run()
+    for quiz_id in QUIZ_ANSWERS:
+        at.toggle(key=f"gaussian_quiz_{quiz_id}_reveal").set_value(True)
+    at.run()
+    _clean(at)
+    assert _text(at).count("✅ Right.") == len(QUIZ_ANSWERS)
 
 
 # --- chart builders ---------------------------------------------------------------------------

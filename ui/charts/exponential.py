@@ -7,6 +7,7 @@ Numbers in, plotly Figure out; the numbers come from dp.selection, dp.auction an
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -38,9 +39,13 @@ def _legend_below(fig: go.Figure, y: float = -0.22) -> go.Figure:
     return fig
 
 
-def _vline(fig: go.Figure, x: float, text: str, **kwargs) -> None:
-    fig.add_vline(x=x, line={"color": GREY, "width": 1.5, "dash": "dot"}, annotation_text=text,
-                  annotation_position="top right", annotation_font={"color": GREY}, **kwargs)
+def _vline(fig: go.Figure, x: float, text: str, log: bool = False) -> None:
+    """A dotted marker line at x, labelled at the top. On a log axis, shapes take data
+    coordinates but annotations take log10 of them (a plotly quirk)."""
+    fig.add_vline(x=x, line={"color": GREY, "width": 1.5, "dash": "dot"})
+    fig.add_annotation(x=math.log10(x) if log else x, xref="x", y=1, yref="paper", text=text,
+                       showarrow=False, xanchor="left", yanchor="bottom", xshift=2,
+                       font={"color": GREY})
 
 
 # --- Selection in general ----------------------------------------------------------------
@@ -60,18 +65,18 @@ def selection_figure(names: Sequence[str], scores, probabilities, threshold: flo
                       title={"text": "Scores u(r), and the chance that each candidate is chosen"})
     hatch = ["/" if b else "" for b in below]
     fig.add_trace(go.Bar(x=names, y=scores, name="score u(r)", showlegend=False,
-                         marker={"color": GREY, "pattern": {"shape": hatch, "fgcolor": "white"}},
+                         marker={"color": GREY, "pattern": {"shape": hatch, "fgcolor": "white", "fillmode": "overlay"}},
                          hovertemplate="%{x}: u = %{y}<extra></extra>"), row=1, col=1)
     fig.add_hline(y=threshold, line={"color": PALETTE["vermillion"], "dash": "dash", "width": 2},
                   annotation_text=f"OPT − 2Δu(ln|R| + t)/ε = {_fmt(threshold)}",
                   annotation_position="bottom left", annotation_font={"color": PALETTE["vermillion"]},
                   row=1, col=1)
     fig.add_trace(go.Bar(x=names, y=probabilities, name="Pr[chosen], exp(εu/(2Δu)): ε-DP",
-                         marker={"color": PALETTE["blue"], "pattern": {"shape": hatch, "fgcolor": "white"}},
+                         marker={"color": PALETTE["blue"], "pattern": {"shape": hatch, "fgcolor": "white", "fillmode": "overlay"}},
                          hovertemplate="%{x}: %{y:.3f}<extra></extra>"), row=2, col=1)
     if notes_probabilities is not None:
         fig.add_trace(go.Bar(x=names, y=np.asarray(notes_probabilities), name="notes' exp(εu/Δu): 2ε-DP",
-                             marker={"color": PALETTE["orange"], "pattern": {"shape": ".", "fgcolor": "white"}},
+                             marker={"color": PALETTE["orange"], "pattern": {"shape": ".", "fgcolor": "white", "fillmode": "overlay"}},
                              hovertemplate="%{x}: %{y:.3f}<extra></extra>"), row=2, col=1)
     fig.add_hline(y=1 / len(names), line={"color": GREY, "dash": "dot", "width": 1.5},
                   annotation_text="uniform 1/|R|", annotation_position="top right",
@@ -98,7 +103,7 @@ def selection_sweep_figure(epsilons, names: Sequence[str], probabilities, epsilo
         fig.add_trace(go.Scatter(x=np.asarray(epsilons), y=rest, mode="lines",
                                  name=f"the other {len(names) - MAX_LINES} together",
                                  line={"color": GREY, "dash": "dot", "width": 2}))
-    _vline(fig, epsilon, f"ε = {epsilon:g}")
+    _vline(fig, epsilon, f"ε = {epsilon:g}", log=True)
     fig.update_xaxes(type="log")
     fig.update_yaxes(range=[0, 1.02])
     return _legend_below(fig)
@@ -116,7 +121,7 @@ def disease_figure(epsilons, curves: dict[str, np.ndarray], labels: dict[str, st
     fig.add_hline(y=1 / k, line={"color": GREY, "dash": "dot", "width": 1.5},
                   annotation_text="blind guess 1/k", annotation_position="bottom right",
                   annotation_font={"color": GREY})
-    _vline(fig, epsilon, f"ε = {epsilon:g}")
+    _vline(fig, epsilon, f"ε = {epsilon:g}", log=True)
     fig.update_xaxes(type="log")
     fig.update_yaxes(range=[0, 1.02])
     return _legend_below(fig)
@@ -158,7 +163,8 @@ def median_scores_figure(x, probabilities, errors, x_title: str, title: str) -> 
     fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(errors), name="rank error = −score (right axis)",
                              mode="lines", line=style["line"], yaxis="y2"))
     fig.update_layout(yaxis2={"title": "rank error (people)", "overlaying": "y", "side": "right",
-                              "showgrid": False, "rangemode": "tozero"}, bargap=0)
+                              "showgrid": False, "rangemode": "tozero", "tickmode": "auto",
+                              "nticks": 6, "tickformat": ",.0f"}, bargap=0)
     fig.update_yaxes(rangemode="tozero")
     return _legend_below(fig)
 
@@ -170,7 +176,7 @@ def rank_error_figure(x, errors: dict[str, np.ndarray], x_title: str, current: f
     for i, (key, values) in enumerate(errors.items()):
         # Rank error can be exactly 0 (a level holding the median); log axes need a floor.
         fig.add_trace(_line(x, np.maximum(values, 0.01), MEDIAN_LABELS[key], i, mode="lines+markers"))
-    _vline(fig, current, current_label)
+    _vline(fig, current, current_label, log=True)
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log")
     return _legend_below(fig, y=-0.25)
@@ -225,7 +231,7 @@ def expected_revenue_figure(epsilons, expected, opt: float, guarantee, epsilon: 
     fig.add_trace(_line(epsilons, np.full(len(epsilons), opt), f"OPT = {_fmt(opt)}", 2))
     fig.add_trace(_line(epsilons, np.maximum(np.asarray(guarantee), 0),
                         "guaranteed: OPT − 2Δu(ln|R| + 1)/ε", 1))
-    _vline(fig, epsilon, f"ε = {epsilon:g}")
+    _vline(fig, epsilon, f"ε = {epsilon:g}", log=True)
     fig.update_xaxes(type="log")
     fig.update_yaxes(rangemode="tozero")
     return _legend_below(fig)
@@ -266,7 +272,7 @@ def coin_variance_figure(flips, variances: dict[str, np.ndarray], current: int) 
                                      line={"color": GREY, "dash": "dot", "width": 2}))
         else:
             fig.add_trace(_line(flips, values, labels[key], i, mode="lines+markers"))
-    _vline(fig, current, f"N = {current:,}")
+    _vline(fig, current, f"N = {current:,}", log=True)
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log", exponentformat="power")
     return _legend_below(fig)
@@ -283,7 +289,7 @@ def loss_figure(ms, loss_app, loss_notes, epsilon: float, m: int) -> go.Figure:
     for level, text in ((epsilon, "ε"), (2 * epsilon, "2ε")):
         fig.add_hline(y=level, line={"color": GREY, "dash": "dot", "width": 1.5}, annotation_text=text,
                       annotation_position="top left", annotation_font={"color": GREY})
-    _vline(fig, m, f"m = {m}")
+    _vline(fig, m, f"m = {m}", log=True)
     fig.update_xaxes(type="log")
     fig.update_yaxes(rangemode="tozero")
     return _legend_below(fig)

@@ -1,0 +1,167 @@
+"""The "Why anonymisation fails" page: its demos respond to their controls, and its charts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.conftest import app_test
+from ui.charts import anonymisation as charts
+from ui.course import LESSONS
+
+LESSON = next(lesson for lesson in LESSONS if lesson.slug == "anonymisation")
+
+
+def _clean(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def _metric(at, label: str):
+    return next(m for m in at.metric if m.label == label)
+
+
+def _named_share(at) -> float:
+    """The % in the delta of the 'Patients named by the join' metric."""
+    return float(_metric(at, "Patients named by the join").delta.rstrip("%"))
+
+
+@pytest.fixture(scope="module")
+def anon():
+    at = app_test(LESSON)
+    _clean(at)
+    return at
+
+
+def test_defaults_show_every_demo(anon):
+    charts_shown = {chart.proto.id for chart in anon.get("plotly_chart")}
+    assert len(charts_shown) == 4  # uniqueness, anonymity sets, reconstruction sweep, people grid
+    text = " ".join(md.value for md in anon.markdown)
+    assert "Weld" in text and "87%" in text and "add/remove" in text and "replace-one" in text
+    assert "fundamental law of information recovery" in text
+    assert "{{" not in text, "every live number in the lesson is filled in"
+    # Default county of 100,000: the formula says about 83% are named; 2,000 patients.
+    assert _metric(anon, "Patients named by the join").value.endswith("of 2,000")
+    assert 78 < _named_share(anon) < 88
+    # n = 100, k = 200, E = 2 (0.2·√n): nearly every bit comes back.
+    assert float(_metric(anon, "Secret bits recovered").value.rstrip("%")) >= 90
+
+
+def test_population_and_coarsening_move_the_named_share():
+    at = app_test(LESSON, {"anon_n": "1,000"})  # the slider's own label is a valid link value
+    _clean(at)
+    assert not any("⚠️" in c.value for c in at.caption)
+    small = _named_share(at)
+    at.select_slider(key="anon_n").set_value("500,000").run()
+    _clean(at)
+    large = _named_share(at)
+    assert small > 95 > 50 > large  # formula: 99.8% and 40%
+    at.select_slider(key="anon_birth").set_value("year").run()
+    at.select_slider(key="anon_zip").set_value("first 3").run()
+    _clean(at)
+    assert _named_share(at) < 1
+
+
+def test_the_differencing_attack_always_reads_off_the_bit(anon):
+    at = anon
+    targets = at.selectbox(key="anon_diff_target").options
+    assert len(targets) == 6
+    for target in range(len(targets)):
+        for diagnosis in (0, 2, 8):
+            at.selectbox(key="anon_diff_target").set_value(target)
+            at.selectbox(key="anon_diff_diagnosis").set_value(diagnosis).run()
+            _clean(at)
+            q1, q2 = int(_metric(at, "q₁").value), int(_metric(at, "q₂").value)
+            assert q1 - q2 in (0, 1)
+            verdict = "does not have" if q1 == q2 else "has"
+            assert any(f"**{verdict}" in md.value for md in at.markdown)
+
+
+def test_noise_preview_and_its_resample_button(anon):
+    at = anon
+    at.toggle(key="anon_diff_noise").set_value(True).run()
+    _clean(at)
+    assert len({c.proto.id for c in at.get("plotly_chart")}) == 5
+    first = _metric(at, "q̃₁ − q̃₂").value
+    at.button(key="anon_diff_resample").click().run()
+    _clean(at)
+    assert _metric(at, "q̃₁ − q̃₂").value != first
+    for extreme in (0.01, 10.0):  # raw options: number_label cannot format its own labels
+        at.select_slider(key="anon_diff_eps").set_value(extreme).run()
+        _clean(at)
+    at.toggle(key="anon_diff_noise").set_value(False).run()
+    _clean(at)
+
+
+def test_reconstruction_extremes_and_resample(anon):
+    at = anon
+    at.select_slider(key="anon_rec_e").set_value("0").run()
+    _clean(at)
+    assert _metric(at, "Secret bits recovered").value == "100%"  # k = 2n exact answers
+    at.select_slider(key="anon_rec_e").set_value("30").run()
+    _clean(at)
+    assert float(_metric(at, "Secret bits recovered").value.rstrip("%")) < 85  # E = 3·√n
+    at.button(key="anon_recon_resample").click().run()
+    _clean(at)
+    at.button(key="anon_linkage_resample").click().run()
+    _clean(at)
+
+
+def test_quiz_reveals_after_a_prediction(anon):
+    at = anon
+    at.radio(key="anonymisation_quiz_county").set_value(3).run()
+    at.toggle(key="anonymisation_quiz_county_reveal").set_value(True).run()
+    _clean(at)
+    assert any(md.value.startswith("✅ Right.") for md in at.markdown)
+
+
+# ---------------------------------------------------------------- chart builders
+
+
+def test_uniqueness_chart_marks_this_county():
+    populations = np.array([1_000, 10_000, 100_000])
+    curves = {"full date": np.array([1.0, 0.9, 0.8]), "year": np.array([0.5, 0.1, 0.0])}
+    fig = charts.uniqueness_chart(populations, curves, "year", 10_000, 0.12, "all 5")
+    star = fig.data[-1]
+    assert list(star.x) == [10_000] and list(star.y) == pytest.approx([12.0])
+    assert fig.layout.xaxis.type == "log"
+    assert any(trace.name.startswith("87%") for trace in fig.data)
+    assert "(chosen)" in fig.data[1].name and "(chosen)" not in fig.data[0].name
+
+
+def test_anonymity_chart_bins_every_record_once():
+    matches = np.array([1, 1, 2, 3, 5, 6, 20, 21, 100, 101, 5000])
+    bars = charts.anonymity_chart(matches).data[0]
+    assert sum(bars.y) == pytest.approx(100)
+    assert list(np.array(bars.y) * len(matches) / 100) == pytest.approx([2, 1, 2, 2, 2, 2])
+
+
+def test_reconstruction_chart_marks_root_n_and_your_e():
+    fig = charts.reconstruction_chart(np.array([0.0, 5.0, 10.0]), np.array([1.0, 0.8, 0.6]),
+                                      10.0, 2.0, 0.95, 0.52)
+    names = [trace.name for trace in fig.data]
+    assert "E = √n = 10.0" in names
+    assert any(name.startswith("your E = 2: 95%") for name in names)
+    assert list(fig.data[0].y) == pytest.approx([100, 80, 60])
+
+
+def test_people_grid_draws_every_person_once():
+    secret = np.array([1, 0, 1, 1, 0, 0, 1])
+    guess = np.array([1, 0, 0, 1, 1, 0, 1])
+    fig = charts.people_grid_chart(secret, guess, columns=3)
+    assert sum(len(trace.x) for trace in fig.data) == len(secret)
+    assert fig.data[-1].name == "wrong (2)"
+
+
+def test_differencing_chart_centres_the_hypotheses_at_0_and_1():
+    fig = charts.differencing_chart(2.0, observed=0.8)
+    truth0, truth1 = fig.data[0], fig.data[1]
+    assert truth0.x[int(np.argmax(truth0.y))] == pytest.approx(0.0, abs=0.05)
+    assert truth1.x[int(np.argmax(truth1.y))] == pytest.approx(1.0, abs=0.05)
+
+
+def test_join_table_names_unique_matches_only():
+    released = {"ZIP": ["02138", "02139"], "birth": ["1957-03-14", "1960-01-02"],
+                "sex": ["M", "F"], "diagnosis": ["asthma", "HIV"]}
+    table = charts.join_table(released, np.array([1, 3]), ["Ada Brandt", None])
+    assert table["name from the voter roll"] == ["Ada Brandt", "? (3 candidates)"]
+    assert table["voters with these values"] == [1, 3]

@@ -1,0 +1,158 @@
+""""Averaging attacks and the budget": the blog's numbers at defaults, the budget game (refusing
+over-budget queries, the averaging attack against the accountant, the locked total, the reveal),
+session isolation, and the page's chart builders."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dp import averaging_attack_queries
+from dp.budget import running_mean_band
+from tests.conftest import app_test
+from ui.charts import budget as charts
+from ui.course import LESSONS
+
+LESSON = next(lesson for lesson in LESSONS if lesson.slug == "budget")
+
+
+def _metric(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label.startswith(label))
+
+
+def _texts(at) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def _errors(at) -> str:
+    return " ".join(e.value for e in at.error)
+
+
+def _log_rows(at) -> int:
+    tables = [df.value for df in at.dataframe if "ε spent so far" in df.value.columns]
+    return len(tables[0]) if tables else 0
+
+
+def _clean(at):
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _ask(at, question: str, epsilon: str, button: str = "budget_game_ask"):
+    at.selectbox(key="budget_game_q").set_value(question)
+    at.select_slider(key="budget_game_eps").set_value(epsilon)
+    at.button(key=button).click()
+    return _clean(at.run())
+
+
+@pytest.fixture(scope="module")
+def session():
+    """One session for tests that only read the defaults or move the attack's sliders."""
+    return _clean(app_test(LESSON))
+
+
+def test_defaults_reproduce_the_blog_figure(session):
+    assert session.select_slider(key="budget_avg_eps").value == 0.5
+    assert session.slider(key="budget_avg_count").value == 4
+    assert _metric(session, "formula: m*") == "123"
+    text = _texts(session)
+    assert "123 or \"about 130\"?" in text
+    assert "122.9" in text  # (1.96·√2·2/0.5)² before rounding up
+    this_run = _metric(session, "this run")
+    assert this_run.startswith(">") or int(this_run.replace(",", "")) >= 123
+    assert _metric(session, "remaining") == "1" and _metric(session, "spent (basic)") == "0"
+    assert not session.error
+
+
+def test_attack_epsilon_moves_the_formula(session):
+    session.select_slider(key="budget_avg_eps").set_value("1")
+    _clean(session.run())
+    assert _metric(session, "formula: m*") == str(averaging_attack_queries(1.0)) == "31"
+    assert "Set ε to 0.5" in _texts(session)
+    session.select_slider(key="budget_avg_eps").set_value("0.5")
+    _clean(session.run())
+
+
+def test_game_refuses_a_query_past_the_budget():
+    at = _clean(app_test(LESSON))
+    _ask(at, "smokers", "0.7")
+    assert _metric(at, "spent (basic)") == "0.7" and _log_rows(at) == 1
+    _ask(at, "smokers", "0.5")
+    assert "Refused: this query costs ε = 0.5" in _errors(at)
+    assert "only 0.3 of the budget ε_T = 1 is left" in _errors(at)
+    assert _metric(at, "spent (basic)") == "0.7" and _log_rows(at) == 1
+    _ask(at, "regions", "0.3")  # what is left still fits
+    assert not at.error and _metric(at, "remaining") == "0" and _log_rows(at) == 2
+    _ask(at, "mean_age", "0.01")
+    assert "whole budget ε_T = 1 is spent" in _errors(at)
+
+
+def test_the_accountant_stops_the_averaging_attack():
+    at = _clean(app_test(LESSON))
+    _ask(at, "heart_attack", "0.1", button="budget_game_repeat")
+    assert _log_rows(at) == 10
+    assert "answered 10 more times at ε = 0.1" in " ".join(s.value for s in at.success)
+    assert "Refused" in _errors(at)
+    text = _texts(at)
+    assert "Pooling your 10 answers" in text and "the budget stops the averaging attack" in text
+
+
+def test_two_sessions_do_not_share_a_budget():
+    first, second = _clean(app_test(LESSON)), _clean(app_test(LESSON))
+    _ask(first, "smokers", "1")
+    assert _metric(first, "remaining") == "0"
+    _clean(second.run())
+    assert _metric(second, "remaining") == "1" and _log_rows(second) == 0
+    _ask(second, "smokers", "0.5")
+    assert not second.error and _metric(second, "remaining") == "0.5"
+    _clean(first.run())
+    assert _metric(first, "remaining") == "0" and _log_rows(first) == 1
+
+
+def test_budget_is_locked_once_spent_and_reveal_ends_the_game():
+    at = _clean(app_test(LESSON))
+    _ask(at, "over_65", "0.5")
+    at.select_slider(key="budget_game_total").set_value("10")
+    _clean(at.run())
+    assert any("cannot be raised" in i.value for i in at.info)
+    assert _metric(at, "remaining") == "0.5"
+    at.button(key="budget_game_reveal").click()
+    _clean(at.run())
+    assert "The data, revealed" in _texts(at)
+    revealed = [df.value for df in at.dataframe if "true answer" in df.value.columns]
+    assert len(revealed) == 2  # the log with a truth column, and every question's truth
+    _ask(at, "over_65", "0.1")
+    assert "revealed" in _errors(at) and _log_rows(at) == 1
+    at.button(key="budget_game_resample").click()  # New game: fresh data, the new total
+    _clean(at.run())
+    assert _metric(at, "remaining") == "10" and _log_rows(at) == 0 and not at.info
+
+
+# --- chart builders --------------------------------------------------------------------------
+
+
+def test_attack_figure_thins_long_runs_and_keeps_the_markers():
+    rng = np.random.default_rng(0)
+    answers = 4 + rng.laplace(0, 5, 9000)
+    means, half = running_mean_band(answers, 5.0)
+    m_star = averaging_attack_queries(0.2)
+    fig = charts.attack_figure(means, half, 4, 0.2, m_star, 2345)
+    assert all(len(trace.x) <= charts.MAX_POINTS + 2 for trace in fig.data)
+    mean_trace = next(t for t in fig.data if t.name == "running mean")
+    assert 2345 in mean_trace.x and m_star in mean_trace.x
+    star = next(t for t in fig.data if t.name and t.name.startswith("this run"))
+    assert star.y[0] == pytest.approx(means[2344])
+    assert fig.layout.yaxis.range == (2.5, 5.5)
+
+
+def test_attack_figure_without_disclosure_has_no_star():
+    means, half = running_mean_band(np.full(40, 4.0), 2.0)
+    fig = charts.attack_figure(means, half, 4, 0.5, 123, 0)
+    assert not any(t.name and t.name.startswith("this run") for t in fig.data)
+
+
+def test_split_figure_is_log_log_with_three_series():
+    ks = np.array([1, 10, 100])
+    fig = charts.split_figure(ks, [3, 30, 300], [16, 20, 40], [2.8, 8.8, 28], 1.0, 1e-6, asked=3)
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    assert len([t for t in fig.data if t.mode == "lines"]) == 3
