@@ -32,6 +32,7 @@ POPULATIONS = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 50
 DEFAULT_POPULATION = 100_000
 CURVE_POPULATIONS = np.unique(np.round(np.logspace(3, np.log10(POPULATIONS[-1]), 60)))
 ZIP_LABELS = {5: "all 5", 4: "first 4", 3: "first 3", 0: "none"}
+ZIP_NAMES = {5: "full ZIP", 4: "4-digit ZIP", 3: "3-digit ZIP", 0: "no ZIP"}
 BIRTH_LABELS = {"full date": "day", "month & year": "month", "year": "year"}
 DIFFERENCING_POPULATION = 20_000
 
@@ -117,18 +118,18 @@ def linkage_demo() -> None:
     named = int(np.sum(result.matches == 1))
     with controls:
         st.metric("Patients named by the join", f"{named:,} of {len(records):,}",
-                  f"{100 * result.unique_share:.1f}%", delta_color="off")
+                  f"{100 * result.unique_share:.1f}%", delta_color="off", delta_arrow="off")
     with plot:
         st.plotly_chart(charts.uniqueness_chart(CURVE_POPULATIONS, curves, birth, n,
-                                                result.unique_share, ZIP_LABELS[zip_digits]),
+                                                result.unique_share, ZIP_NAMES[zip_digits]),
                         width="stretch", key="anon_uniqueness_chart")
     lessons.render(SLUG, "linkage-notice", n=f"{n:,}", records=f"{len(records):,}", named=f"{named:,}",
                    share=100 * result.unique_share, expected=100 * expected,
-                   zip=ZIP_LABELS[zip_digits], birth=birth,
+                   zip=ZIP_NAMES[zip_digits], birth=birth,
                    per_zip=f"{n / 12:,.0f}",
                    year=100 * float(np.interp(n, CURVE_POPULATIONS, _curves(zip_digits)["year"])),
                    safe=100 * float(np.interp(n, CURVE_POPULATIONS, _curves(3)["year"])),
-                   small=100 * float(_curves(3)["year"][0]))
+                   small=100 * float(_curves(3)["month & year"][0]))
 
     sets, join = st.columns([2, 3], gap="large")
     with sets:
@@ -185,7 +186,10 @@ lessons.render(SLUG, "differencing-intro")
 @st.fragment
 def differencing_demo() -> None:
     roll, records = _county(DIFFERENCING_POPULATION, demo_seed("anon_diff_county"))
-    candidates = np.flatnonzero(alone_in_table(records))[:6]
+    alone = np.flatnonzero(alone_in_table(records))
+    # Six patients the two counts can isolate; the first one has the default diagnosis.
+    first = alone[records.diagnosis[alone] == DIAGNOSES.index("diabetes")][:1]
+    candidates = np.concatenate([first, alone[~np.isin(alone, first)]])[:6]
     names = roll.names(records.person[candidates])
     left, right = st.columns([1, 2], gap="large")
     with left:
@@ -256,7 +260,8 @@ def reconstruction_demo() -> None:
     baseline = max(bits.mean(), 1 - bits.mean())
     with controls:
         st.metric("Secret bits recovered", f"{100 * recovered_now:.0f}%",
-                  f"{int((now[0] != bits).sum())} wrong of {n}", delta_color="off")
+                  f"{int((now[0] != bits).sum())} wrong of {n}", delta_color="off",
+                  delta_arrow="off")
     with plot:
         st.plotly_chart(charts.reconstruction_chart(np.array(grid), recovered, sqrt_n, noise,
                                                     recovered_now, baseline),

@@ -187,7 +187,7 @@ def show_answer(key: str, value) -> str:
 def log_table(game: BudgetGame) -> list[dict]:
     rows = []
     for entry in game.log:
-        row = {"#": entry.number, "question": QUESTIONS[entry.question].label,
+        row = {"#": entry.number, "question": QUESTIONS[entry.question].short,
                "ε": entry.epsilon, "noisy answer": show_answer(entry.question, entry.answer),
                "± (95%)": round(entry.half_width, 2), "ε spent so far": round(entry.spent, 4)}
         if game.revealed:
@@ -336,4 +336,4 @@ st.header("Takeaways")
 lessons.render(SLUG, "takeaways")
 st.subheader("Read more")
 lessons.render(SLUG, "reading")
-st.page_link("app_pages/composition.py", label="Next: how the bounds compare (Composition)", icon="➕")
+st.page_link("app_pages/composition.py", label="Composition: how the bounds compare", icon="➕")

@@ -45,12 +45,13 @@ PURE, GAUSS = "ε-DP queries (Laplace)", "Gaussian queries (σ)"
 GROUP_SIZES = list(range(1, 21))
 PRIOR = 0.5
 VILLAGE, TRUE_COUNT = 200, 3
-STEP_LABELS = {"round": "Round to a whole number", "clamp": "Clamp into [0, n]",
-               "percent": "Turn into a % of n"}
+STEP_LABELS = {"round": "Round", "clamp": "Clamp to [0, n]", "percent": "As % of n"}
+STEP_ACTIONS = {"round": "round to a whole number", "clamp": "clamp into [0, n]",
+                "percent": "turn into a % of n"}
 
 
 def fmt(x: float) -> str:
-    return f"{x:,.3g}" if abs(x) < 1e4 else f"{x:,.0f}"
+    return f"{x:,.4g}" if abs(x) < 1e4 else f"{x:,.0f}"
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -174,7 +175,7 @@ def compare():
                   "zcdp": fmt(zcdp), "exact": fmt(exact),
                   "zcdp_gap": zcdp / exact - 1 if exact > 0 else np.inf}
         lessons.render(SLUG, "numbers-gauss", **values)
-        lessons.render(SLUG, "notice-gauss", **values)
+        lessons.render(SLUG, "notice-gauss" if exact > 0 else "notice-gauss-zero", **values)
 
 
 compare()
@@ -222,7 +223,8 @@ def post_processing():
     with controls:
         epsilon = slider("ε per answer", EPSILONS, 0.5, "comp_pp_eps", EPS_HELP)
         steps = st.pills("Post-process the released number", list(STEPS), selection_mode="multi",
-                         format_func=STEP_LABELS.get, key="comp_pp_steps", default=[])
+                         format_func=STEP_LABELS.get, key="comp_pp_steps",
+                         default=["round", "clamp"])
         extra = range_slider("Ask the database again, this many times", 0, 9, 0, "comp_pp_asks")
         resample_button("comp_pp", "🎲 New noise")
     answers = np.atleast_1d(laplace_mechanism(np.full(1 + extra, float(TRUE_COUNT)), 1.0, epsilon,
@@ -234,7 +236,7 @@ def post_processing():
     ledger = [(f"answer {i + 1} from the database", True) for i in range(1 + extra)]
     if extra:
         ledger.append((f"average the {1 + extra} answers", False))
-    ledger += [(STEP_LABELS[s].lower(), False) for s in STEPS if s in steps]
+    ledger += [(STEP_ACTIONS[s], False) for s in STEPS if s in steps]
     actions, touches = [a for a, _ in ledger], [t for _, t in ledger]
     with controls:
         left, right = st.columns(2)

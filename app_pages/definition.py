@@ -53,6 +53,16 @@ def _epsilon(key: str, default: float, label: str = "ε (privacy-loss budget)") 
                          help="Smaller ε means more noise and stronger privacy.")
 
 
+def _tex_number(value: float) -> str:
+    """A number for KaTeX: 1.221, 22{,}026 or 1.9 \\times 10^{130}."""
+    if value < 1e4:
+        return f"{value:.4g}"
+    if value < 1e9:
+        return f"{value:,.0f}".replace(",", "{,}")
+    mantissa, exponent = f"{value:.1e}".split("e")
+    return rf"{mantissa} \times 10^{{{int(exponent)}}}"
+
+
 def _quiz(quiz_id: str) -> None:
     st.fragment(lessons.quiz)(SLUG, quiz_id)
 
@@ -93,8 +103,8 @@ def _definition_view(epsilon: float, sensitivity: int, value_d: int, value_d_pri
     )
     gap = abs(value_d - value_d_prime)
     numbers = {
-        "b": b, "eps": epsilon, "sens": sensitivity, "e_eps": math.exp(epsilon), "gap": gap,
-        "gap_loss": gap / b, "max_ratio": math.exp(gap / b),
+        "b": b, "eps": epsilon, "sens": sensitivity, "e_eps": _tex_number(math.exp(epsilon)), "gap": gap,
+        "gap_loss": gap / b, "max_ratio": _tex_number(math.exp(gap / b)),
         "closer_d_prime": int(np.count_nonzero(loss_d < 0)),
         "expected_closer": RUG * (1 - laplace_guess_accuracy(value_d, value_d_prime, b)),
         "mean_loss": float(np.mean(loss_d)), "group": math.ceil(gap / sensitivity),
@@ -155,6 +165,29 @@ def _eps_label(epsilon: float) -> str:
     return "ln 3" if epsilon == LN3 else _number(epsilon)
 
 
+def _significant(value: float, digits: int = 3) -> str:
+    """A positive number with `digits` significant digits, never in e-notation."""
+    if value >= 10**digits:
+        return f"{value:,.0f}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(value)))
+    text = f"{value:.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _percent(probability: float) -> str:
+    """A probability in (0, 1) as a percentage that never rounds to 0 or 100."""
+    if probability > 0.99:  # show enough digits to stay visibly below 100
+        return _significant(100 * probability, 3 + math.ceil(-math.log10(1 - probability)))
+    return _significant(100 * probability)
+
+
+def _odds(probability: float) -> str:
+    """Odds in favour, as "1 to 49" or "99 to 1"."""
+    if probability <= 0.5:
+        return f"1 to {_significant((1 - probability) / probability)}"
+    return f"{_significant(probability / (1 - probability))} to 1"
+
+
 def _bayes_example(prior: float, epsilon: float) -> None:
     st.session_state.update(def_prior=prior, def_bayes_eps=epsilon)
 
@@ -169,10 +202,10 @@ def _bayes_view(prior: float, epsilon: float):
     figure = charts.posterior_band(grid, lower, upper, prior, epsilon, low, high,
                                    simple_lower, simple_upper)
     numbers = {
-        "prior_pct": 100 * prior, "upper_pct": 100 * high, "lower_pct": 100 * low,
-        "e_eps": math.exp(epsilon), "odds_against": (1 - prior) / prior,
-        "post_odds_against": (1 - high) / high, "eps_label": _eps_label(epsilon),
-        "simple_lower_pct": 100 * simple_low, "simple_upper_pct": 100 * simple_high,
+        "prior_pct": _percent(prior), "upper_pct": _percent(high), "lower_pct": _percent(low),
+        "e_eps": _tex_number(math.exp(epsilon)), "prior_odds": _odds(prior), "post_odds": _odds(high),
+        "eps_label": _eps_label(epsilon), "simple_lower_pct": _percent(simple_low),
+        "simple_upper_pct": "100" if simple_high >= 1 else _percent(simple_high),
     }
     return figure, numbers
 

@@ -183,7 +183,7 @@ def disease_demo() -> None:
 
 # --- 3. Private median --------------------------------------------------------------------------
 
-KIND_LABELS = {"continuous": "values in [0, 1]", "education": "education levels 1–16"}
+KIND_LABELS = {"continuous": "continuous", "education": "education levels"}
 
 
 def median_data(kind: str, n: int, seed: list[int]) -> np.ndarray:
@@ -250,8 +250,8 @@ def median_demo() -> None:
             lower = range_slider("lower bound of the range", -3.0, 0.9, 0.0, "exp_med_lo", step=0.1)
             upper = range_slider("upper bound of the range", 0.1, 4.0, 1.0, "exp_med_hi", step=0.1)
         else:
-            lower = range_slider("lowest level in the range", 1, 16, 1, "exp_med_lo_level")
-            upper = range_slider("highest level in the range", 1, 128, 16, "exp_med_hi_level")
+            lower = range_slider("lowest level in the declared range", -63, 16, 1, "exp_med_lo_level")
+            upper = range_slider("highest level in the declared range", 1, 64, 16, "exp_med_hi_level")
         resample_button("exp_med", "🎲 New data and draws")
     if not lower < upper:
         plot.warning(f"The range is empty: the lower bound ({lower:g}) must be below the upper bound "
@@ -304,8 +304,8 @@ def median_demo() -> None:
 
 # --- 4. Digital goods auction -----------------------------------------------------------------------
 
-MENUS = {"bids": "the bids themselves (as in the notes)", "grid": "a public menu of prices"}
-SOURCES = {"table": "the notes' bidders (editable)", "random": "random bidders"}
+MENUS = {"bids": "the bids (as in the notes)", "grid": "a public price menu"}
+SOURCES = {"table": "the notes' bidders", "random": "random bidders"}
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -442,7 +442,7 @@ def coin_demo() -> None:
 
 # --- 6. Check the guarantee ------------------------------------------------------------------------------
 
-FORMS = {"app": "this app: exp(εu/(2Δu))", "notes": "the notes: exp(εu/Δu), labelled ε-DP"}
+FORMS = {"app": "this app's exp(εu/(2Δu))", "notes": "the notes' exp(εu/Δu)"}
 AUDIT_MS = [1, 2, 5, 10, 20, 50, 100, 200]
 
 
@@ -461,6 +461,7 @@ def audit_demo() -> None:
         epsilon = epsilon_slider("exp_aud_eps", 1.0, options=[e for e in EPSILONS if 0.1 <= e <= 5])
         m = choice_slider("m (options other than A)", AUDIT_MS, 20, "exp_aud_m")
         form = radio("Mechanism", list(FORMS), "app", "exp_aud_form", format_func=FORMS.get)
+        st.caption("Whichever formula runs, the panel checks the claim \"ε-DP\" at the slider's ε.")
         resample_button("exp_aud", "🎲 New samples")
     scores_d, scores_d_prime = auction.approval_scores(m)
     used = epsilon if form == "app" else 2 * epsilon  # the notes' form at ε is ours at 2ε

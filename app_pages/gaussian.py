@@ -123,7 +123,7 @@ def what_delta_means():
     with plot:
         st.plotly_chart(charts.leak_chart(n, delta, (DELTAS[0], DELTAS[-1])), key="gd_leak_chart",
                         **CHART)
-    lessons.render(SLUG, "notice-delta-bad" if delta * n >= 0.01 else "notice-delta-ok",
+    lessons.render(SLUG, "notice-delta-bad" if delta * n >= 1 else "notice-delta-ok",
                    n=n, delta=delta, expected=expected, at_least_one=at_least_one, none=1 - at_least_one,
                    this_run=this_run, one_over_n=1 / n, n_squared=1 / n**2)
 

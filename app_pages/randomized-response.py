@@ -29,7 +29,7 @@ from dp.local_dp import (
 from ui import lessons
 from ui.audit import SAMPLE_SIZES, audit_panel
 from ui.charts import randomized_response as charts
-from ui.params import EPSILONS, choice_slider, epsilon_slider, log_options, range_slider
+from ui.params import EPSILONS, choice_slider, log_options, number_label, range_slider
 from ui.seeds import demo_seed, draw_number, resample_button, rng_for
 
 SLUG = "randomized-response"
@@ -45,8 +45,15 @@ AUDIT_CHOICES = {"right": "Right α = (e^ε−1)/(2(e^ε+1))",
                  "slide": "Slide theorem's α = (e^ε−1)/(e^ε+1) (no 2)"}
 
 
-def _people(n: int) -> str:
-    return f"{n:,}"
+# Slider labels (also in the URL). AppTest passes options already formatted, hence the str case.
+def _people(n) -> str:
+    return n if isinstance(n, str) else f"{n:,}"
+
+
+def _epsilon_label(epsilon) -> str:
+    if isinstance(epsilon, str):
+        return epsilon
+    return "ln 3" if epsilon == LN3 else number_label(epsilon)
 
 
 st.title("Randomized response")
@@ -58,8 +65,10 @@ lessons.render(SLUG, "protocol")
 lessons.quiz(SLUG, "missing-two")
 controls, plot = st.columns([2, 3])
 with controls:
-    epsilon = epsilon_slider("rr_eps", default=LN3, options=EPS_OPTIONS,
-                             label="ε for this page (1.09861 = ln 3: fair coins)")
+    epsilon = choice_slider("ε for this page (ln 3 = fair coins)", EPS_OPTIONS, LN3, "rr_eps",
+                            format_func=_epsilon_label,
+                            help="Smaller ε means more noise and stronger privacy. "
+                                 "It drives every demo on this page.")
     q = rr_keep_probability(epsilon)
     lessons.render(SLUG, "conversions", eps=epsilon, q=q, alpha=rr_alpha(epsilon),
                    h=coin_heads_probability(epsilon), ratio=math.exp(epsilon))

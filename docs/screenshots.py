@@ -3,6 +3,9 @@
     python docs/screenshots.py              # every page
     python docs/screenshots.py laplace home # only these slugs
 
+Full-page images go to docs/screenshots/<slug>-<desktop|phone>.png; viewport-sized
+slices of them, for looking at closely, to /tmp/dplab-shots/.
+
 Starts its own server on a free port and drives Debian's Chromium.
 """
 
@@ -21,10 +24,12 @@ from ui.course import HOME, LESSONS  # noqa: E402
 
 VIEWPORTS = {"desktop": (1440, 900), "phone": (390, 844)}
 OUT = ROOT / "docs" / "screenshots"
+REVIEW = Path("/tmp/dplab-shots")  # slices for close inspection, not committed
 
 
 def main(slugs: list[str]) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
+    REVIEW.mkdir(parents=True, exist_ok=True)
     chosen = [lesson for lesson in LESSONS if not slugs or lesson.slug in slugs]
     with serve_app() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -34,9 +39,22 @@ def main(slugs: list[str]) -> None:
                 page.goto(url + ("/" if lesson is HOME else f"/{lesson.slug}"))
                 wait_for_app(page)
                 page.wait_for_timeout(1500)  # let Plotly finish drawing
+                # Streamlit scrolls inside its own container, so a "full page" shot would
+                # stop at the viewport: grow the viewport to the content instead.
+                content = page.evaluate(
+                    "document.querySelector('[data-testid=stMain]').scrollHeight")
+                page.set_viewport_size({"width": width, "height": max(height, content)})
+                page.wait_for_timeout(1000)
                 path = OUT / f"{lesson.slug}-{name}.png"
                 page.screenshot(path=path, full_page=True)
                 print(path.relative_to(ROOT))
+                # Viewport-sized slices, small enough to inspect at full resolution.
+                for i, top in enumerate(range(0, max(height, content), height)):
+                    part = REVIEW / f"{lesson.slug}-{name}-{i + 1}.png"
+                    page.screenshot(path=part, clip={"x": 0, "y": top, "width": width,
+                                                     "height": min(height, content - top) or height})
+                    print(part)
+                page.set_viewport_size({"width": width, "height": height})
             page.close()
         browser.close()
 

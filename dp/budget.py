@@ -300,21 +300,25 @@ BP_RANGE = (90, 200)  # systolic blood pressure, mmHg
 class Question:
     kind: str  # "count", "mean" or "histogram"
     label: str
-    unit: str
+    short: str  # for a narrow log table
     bounds: tuple[float, float] | None = None  # clipping range of a mean
     categories: tuple[str, ...] | None = None  # buckets of a histogram
 
 
 QUESTIONS = {
-    "heart_attack": Question("count", "Count: patients with a heart attack this year", "patients"),
-    "smokers": Question("count", "Count: patients who smoke", "patients"),
-    "over_65": Question("count", "Count: patients aged 65 or over", "patients"),
-    "high_bp": Question("count", "Count: patients with blood pressure ≥ 140 mmHg", "patients"),
-    "mean_age": Question("mean", "Mean: age, clipped to [18, 90]", "years", AGE_RANGE),
-    "mean_bp": Question("mean", "Mean: blood pressure, clipped to [90, 200]", "mmHg", BP_RANGE),
-    "regions": Question("histogram", "Histogram: patients per region", "patients",
+    "heart_attack": Question("count", "Count: patients with a heart attack this year",
+                             "# heart attacks"),
+    "smokers": Question("count", "Count: patients who smoke", "# smokers"),
+    "over_65": Question("count", "Count: patients aged 65 or over", "# aged 65+"),
+    "high_bp": Question("count", "Count: patients with blood pressure ≥ 140 mmHg",
+                        "# BP ≥ 140"),
+    "mean_age": Question("mean", "Mean: age in years, clipped to [18, 90]", "mean age",
+                         AGE_RANGE),
+    "mean_bp": Question("mean", "Mean: blood pressure in mmHg, clipped to [90, 200]",
+                        "mean BP", BP_RANGE),
+    "regions": Question("histogram", "Histogram: patients per region", "per region",
                         categories=REGIONS),
-    "age_groups": Question("histogram", "Histogram: patients per age group", "patients",
+    "age_groups": Question("histogram", "Histogram: patients per age group", "per age group",
                            categories=AGE_GROUPS),
 }
 

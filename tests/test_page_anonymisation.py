@@ -120,7 +120,7 @@ def test_quiz_reveals_after_a_prediction(anon):
 def test_uniqueness_chart_marks_this_county():
     populations = np.array([1_000, 10_000, 100_000])
     curves = {"full date": np.array([1.0, 0.9, 0.8]), "year": np.array([0.5, 0.1, 0.0])}
-    fig = charts.uniqueness_chart(populations, curves, "year", 10_000, 0.12, "all 5")
+    fig = charts.uniqueness_chart(populations, curves, "year", 10_000, 0.12, "full ZIP")
     star = fig.data[-1]
     assert list(star.x) == [10_000] and list(star.y) == pytest.approx([12.0])
     assert fig.layout.xaxis.type == "log"
@@ -163,5 +163,6 @@ def test_join_table_names_unique_matches_only():
     released = {"ZIP": ["02138", "02139"], "birth": ["1957-03-14", "1960-01-02"],
                 "sex": ["M", "F"], "diagnosis": ["asthma", "HIV"]}
     table = charts.join_table(released, np.array([1, 3]), ["Ada Brandt", None])
-    assert table["name from the voter roll"] == ["Ada Brandt", "? (3 candidates)"]
-    assert table["voters with these values"] == [1, 3]
+    assert table["name (voter roll)"] == ["Ada Brandt", "? (3 candidates)"]
+    assert table["matches"] == [1, 3]
+    assert list(table)[:2] == ["name (voter roll)", "matches"]

@@ -137,7 +137,8 @@ def test_attack_figure_thins_long_runs_and_keeps_the_markers():
     means, half = running_mean_band(answers, 5.0)
     m_star = averaging_attack_queries(0.2)
     fig = charts.attack_figure(means, half, 4, 0.2, m_star, 2345)
-    assert all(len(trace.x) <= charts.MAX_POINTS + 2 for trace in fig.data)
+    # The band is one closed polygon: upper edge out, lower edge back.
+    assert all(len(trace.x) <= 2 * (charts.MAX_POINTS + 2) for trace in fig.data)
     mean_trace = next(t for t in fig.data if t.name == "running mean")
     assert 2345 in mean_trace.x and m_star in mean_trace.x
     star = next(t for t in fig.data if t.name and t.name.startswith("this run"))

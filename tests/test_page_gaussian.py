@@ -114,7 +114,7 @@ def test_delta_text_follows_n_and_delta():
     assert "10 whole records on average" in _text(at)  # n = 1e6, δ = 1e-5
     at.select_slider(key="gd_leak_delta").set_value(1e-12).run()
     _clean(at)
-    assert "well below" in _text(at)
+    assert "Raise δ towards" in _text(at)
 
 
 def test_resample_buttons_redraw_only_their_demo():

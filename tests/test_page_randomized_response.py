@@ -95,11 +95,21 @@ def test_resample_redraws_only_the_survey():
 
 
 def test_a_link_reproduces_the_view_at_the_largest_n():
-    params = {"rr_n": "100,000,000", "rr_pi": "0.5", "rr_eps": "10"}
+    params = {"rr_n": "100,000,000", "rr_pi": "0.5", "rr_eps": "10", "rr_lc_n": "ln 3"}
     first, second = app_test(LESSON, params), app_test(LESSON, params)
     _clean(first)
     assert _metric(first, "Debiased π̂") == _metric(second, "Debiased π̂")
     assert first.select_slider(key="rr_n").value == 100_000_000
+    assert first.select_slider(key="rr_eps").value == 10.0
+    notes = " ".join(c.value for c in first.caption)
+    assert "rr_lc_n='ln 3'" in notes  # a wrong value falls back with a note
+
+
+def test_the_default_epsilon_is_ln3_in_the_link():
+    at = app_test(LESSON, {"rr_eps": "ln 3"})
+    _clean(at)
+    assert at.select_slider(key="rr_eps").value == pytest.approx(LN3)
+    assert not at.caption or all("rr_eps" not in c.value for c in at.caption)
 
 
 def test_quiz_reveals_after_a_prediction(rr_page):

@@ -38,7 +38,7 @@ def uniqueness_chart(populations: np.ndarray, curves: dict[str, np.ndarray], cho
     One expected-share curve per birth-date resolution (at the chosen ZIP digits), the chosen
     one drawn bold, the simulated share for this county as a star, and Sweeney's 87%.
     """
-    fig = figure(f"Records the join singles out (ZIP {zip_label}, sex kept)",
+    fig = figure(f"Patients named by the join ({zip_label})",
                  "people in the county, n (log scale)", "hospital records named (%)")
     for i, (label, shares) in enumerate(curves.items()):
         style = series_style(i)
@@ -129,7 +129,7 @@ def reconstruction_chart(noise_grid: np.ndarray, recovered: np.ndarray, sqrt_n: 
     return fig
 
 
-def people_grid_chart(secret: np.ndarray, recovered: np.ndarray, columns: int = 25) -> go.Figure:
+def people_grid_chart(secret: np.ndarray, recovered: np.ndarray, columns: int = 20) -> go.Figure:
     """One mark per person, in rows of `columns`: a square coloured by the secret bit where the
     attacker got it right, a red ✕ where the attacker got it wrong."""
     secret = np.asarray(secret)
@@ -138,13 +138,13 @@ def people_grid_chart(secret: np.ndarray, recovered: np.ndarray, columns: int = 
     index = np.arange(n)
     x, y = index % columns, -(index // columns)
     right = secret == recovered
-    fig = figure(f"Every person's secret bit, after the attack ({n} people)", "", "")
+    fig = figure(f"{n} people's secret bits, after the attack", "", "")
     groups = [(right & (secret == 1), "recovered: secret 1",
-               {"symbol": "square", "size": 13, "color": PALETTE["blue"]}),
+               {"symbol": "square", "size": 11, "color": PALETTE["blue"]}),
               (right & (secret == 0), "recovered: secret 0",
-               {"symbol": "square-open", "size": 12, "color": PALETTE["blue"], "line": {"width": 2}}),
+               {"symbol": "square-open", "size": 10, "color": PALETTE["blue"], "line": {"width": 2}}),
               (~right, f"wrong ({int((~right).sum())})",
-               {"symbol": "x", "size": 13, "color": PALETTE["vermillion"]})]
+               {"symbol": "x", "size": 12, "color": PALETTE["vermillion"]})]
     for rows, name, marker in groups:
         fig.add_trace(go.Scatter(x=x[rows], y=y[rows], mode="markers", name=name, marker=marker,
                                  customdata=np.stack([index[rows] + 1, secret[rows]], axis=-1),
@@ -153,18 +153,18 @@ def people_grid_chart(secret: np.ndarray, recovered: np.ndarray, columns: int = 
     rows_of_people = int(np.ceil(n / columns))
     fig.update_xaxes(visible=False, range=[-1, columns], showgrid=False)
     fig.update_yaxes(visible=False, range=[-rows_of_people, 1], showgrid=False)
-    fig.update_layout(height=170 + 24 * rows_of_people, margin={"l": 10, "r": 10, "b": 10, "t": 60},
-                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0,
-                              "xanchor": "left"},
-                      title={"y": 0.98, "yanchor": "top"})
+    fig.update_layout(height=190 + 22 * rows_of_people, margin={"l": 10, "r": 10, "b": 90, "t": 50},
+                      legend={"orientation": "h", "yanchor": "top", "y": -0.02, "x": 0,
+                              "xanchor": "left"})
     return fig
 
 
 def join_table(released: dict[str, list], matches: np.ndarray, names: list[str | None]) -> dict[str, list]:
-    """The join's result, row by row: what the hospital released, and whom the roll names."""
+    """The join's result, row by row: whom the voter roll names (first, so a phone shows it),
+    how many voters match, then what the hospital released."""
     return {
+        "name (voter roll)": [name if name is not None else f"? ({int(m)} candidates)"
+                              for name, m in zip(names, matches, strict=True)],
+        "matches": [int(m) for m in matches],
         **released,
-        "voters with these values": [int(m) for m in matches],
-        "name from the voter roll": [name if name is not None else f"? ({int(m)} candidates)"
-                                     for name, m in zip(names, matches, strict=True)],
     }

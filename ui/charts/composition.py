@@ -30,21 +30,16 @@ class Curve:
     markers: bool = False  # show the points where the curve was evaluated
 
 
-def _fmt(value: float) -> str:
-    return f"{value:,.3g}" if value < 1e4 else f"{value:,.0f}"
-
-
-def _legend_below(fig: go.Figure, y: float = -0.2) -> go.Figure:
-    """Legend under the plot, so that it never sits on the title (and reads on a phone)."""
-    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": y, "x": 0,
-                              "xanchor": "left"}, margin={"b": 40})
-    return fig
-
-
 def _positive(values: np.ndarray) -> np.ndarray:
     """Zeros (a δ that covers everything) cannot sit on a log axis: leave a gap."""
     values = np.asarray(values, dtype=float)
     return np.where(values > 0, values, np.nan)
+
+
+def _vline(x: float, colour: str, dash: str, width: float = 1.5) -> dict:
+    """A full-height vertical line as a layout shape (much cheaper than fig.add_vline)."""
+    return {"type": "line", "xref": "x", "yref": "paper", "x0": x, "x1": x, "y0": 0, "y1": 1,
+            "line": {"color": colour, "dash": dash, "width": width}}
 
 
 def composition_chart(curves: list[Curve], your_k: int, title: str,
@@ -55,43 +50,60 @@ def composition_chart(curves: list[Curve], your_k: int, title: str,
     below which advanced composition is worse than basic (shaded).
     """
     fig = figure(title, "k (number of queries, log scale)", "total ε (log scale)")
-    floor, top = math.inf, 0.0
+    traces, marks = [], {"y": [], "color": [], "symbol": [], "text": []}
+    floor, top, reference = math.inf, 0.0, 0.0
     for curve in curves:
         ys = _positive(curve.values)
         style = series_style(curve.style)
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             x=curve.ks, y=ys, name=curve.label, mode="lines+markers" if curve.markers else "lines",
             line=style["line"], marker={**style["marker"], "size": 7},
-            hovertemplate=f"{curve.label}<br>k = %{{x:,}}<br>total ε = %{{y:.3g}}<extra></extra>"))
+            hovertemplate=f"{curve.label}<br>k = %{{x:,}}<br>total ε = %{{y:.4g}}<extra></extra>"))
         at_k = ys[np.asarray(curve.ks) == your_k]
         if at_k.size and np.isfinite(at_k[0]):
-            fig.add_trace(go.Scatter(
-                x=[your_k], y=[at_k[0]], mode="markers", showlegend=False,
-                marker={**style["marker"], "size": 13, "line": {"color": "white", "width": 1.5}},
-                hovertemplate=f"{curve.label} at your k = {your_k:,}: %{{y:.3g}}<extra></extra>"))
+            marks["y"].append(at_k[0])
+            marks["color"].append(style["marker"]["color"])
+            marks["symbol"].append(style["marker"]["symbol"])
+            marks["text"].append(curve.label)
         if np.any(np.isfinite(ys)):
             floor = min(floor, float(np.nanmin(ys)))
-        if curve.style in (BASIC, EXACT, OPTIMAL, ZCDP) and np.any(np.isfinite(ys)):
             top = max(top, float(np.nanmax(ys)))
+            if curve.style != ADVANCED:
+                reference = max(reference, float(np.nanmax(ys)))
+    # every curve's value at your k, as one trace of big markers
+    traces.append(go.Scatter(
+        x=[your_k] * len(marks["y"]), y=marks["y"], text=marks["text"], mode="markers",
+        showlegend=False,
+        marker={"size": 13, "color": marks["color"], "symbol": marks["symbol"],
+                "line": {"color": "white", "width": 1.5}},
+        hovertemplate=f"%{{text}} at your k = {your_k:,}: %{{y:.4g}}<extra></extra>"))
+    fig.add_traces(traces)
     if not math.isfinite(floor):
-        floor, top = 1e-2, 1.0
-    top = max(top, floor) * HEADROOM
-    fig.update_yaxes(type="log", exponentformat="power",
-                     range=[math.log10(floor) - 0.15, math.log10(top)])
-    fig.update_xaxes(type="log", exponentformat="power", range=[-0.05, math.log10(k_max) + 0.05])
-    fig.add_vline(x=your_k, line={"color": GREY, "dash": "dot"})
-    fig.add_annotation(x=math.log10(your_k), y=1, yref="paper", xanchor="left", yanchor="top",
-                       showarrow=False, text=f" your k = {your_k:,}",
-                       bgcolor="rgba(255,255,255,0.8)")
+        floor, top, reference = 1e-2, 1.0, 1.0
+    top = min(top, HEADROOM * reference)
+    shapes = [_vline(your_k, GREY, "dot")]
+    annotations = [{"x": math.log10(your_k), "y": 1, "yref": "paper", "xanchor": "left",
+                    "yanchor": "top", "showarrow": False, "text": f" your k = {your_k:,}",
+                    "bgcolor": "rgba(255,255,255,0.8)"}]
     if crossover is not None and 1 < crossover < k_max:
-        fig.add_vrect(x0=1, x1=crossover, fillcolor=PALETTE["orange"], opacity=0.12, line_width=0)
-        fig.add_vline(x=crossover, line={"color": PALETTE["orange"], "dash": "dash", "width": 2})
-        fig.add_annotation(x=math.log10(crossover), y=0, yref="paper", xanchor="right",
-                           yanchor="bottom", showarrow=False,
-                           text=f"advanced worse than basic<br>for k < k* ≈ {crossover:,.1f} ",
-                           align="right", bgcolor="rgba(255,255,255,0.8)")
-    fig.update_layout(height=520)
-    return _legend_below(fig, y=-0.16)
+        shapes += [{"type": "rect", "xref": "x", "yref": "paper", "x0": 1, "x1": crossover,
+                    "y0": 0, "y1": 1, "fillcolor": PALETTE["orange"], "opacity": 0.12,
+                    "line": {"width": 0}, "layer": "below"},
+                   _vline(crossover, PALETTE["orange"], "dash", 2)]
+        annotations.append({
+            "x": math.log10(crossover), "y": 0, "yref": "paper", "xanchor": "left",
+            "yanchor": "bottom", "showarrow": False, "align": "left",
+            "text": f" ◀ shaded: advanced is worse<br> than basic, k < k* ≈ {crossover:,.1f}",
+            "font": {"color": "#8a5a00"}, "bgcolor": "rgba(255,255,255,0.8)"})
+    fig.update_layout(
+        height=520, shapes=shapes, annotations=annotations,
+        xaxis={"type": "log", "exponentformat": "power",
+               "range": [-0.05, math.log10(k_max) + 0.05]},
+        yaxis={"type": "log", "exponentformat": "power",
+               "range": [math.log10(floor) - 0.2, math.log10(top) + 0.3]},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.16, "x": 0, "xanchor": "left"},
+        margin={"b": 40})
+    return fig
 
 
 def group_chart(group_sizes: np.ndarray, lower: np.ndarray, upper: np.ndarray, your_g: int,
@@ -101,29 +113,33 @@ def group_chart(group_sizes: np.ndarray, lower: np.ndarray, upper: np.ndarray, y
     fig = figure(f"What one release can reveal about a group (each person ε = {epsilon:g})",
                  "g (people in the group)", "attacker's belief the group is in (%)")
     style = series_style(BASIC)
-    fig.add_trace(go.Scatter(x=group_sizes, y=100 * np.asarray(lower), mode="lines",
-                             line={**style["line"], "width": 1}, showlegend=False,
-                             hoverinfo="skip"))
-    fig.add_trace(go.Scatter(
-        x=group_sizes, y=100 * np.asarray(upper), mode="lines+markers", fill="tonexty",
-        fillcolor="rgba(0,114,178,0.15)", line=style["line"], marker=style["marker"],
-        name="possible beliefs after seeing the output (gε)",
-        hovertemplate="g = %{x}: belief between %{customdata:.1f}% and %{y:.1f}%<extra></extra>",
-        customdata=100 * np.asarray(lower)))
-    fig.add_hline(y=100 * prior, line={"color": GREY, "dash": "dot"})
-    fig.add_annotation(x=group_sizes[-1], y=100 * prior, xanchor="right", yanchor="bottom",
-                       showarrow=False, text=f"belief before: {100 * prior:g}%")
+    lower, upper = 100 * np.asarray(lower), 100 * np.asarray(upper)
     i = int(np.nonzero(np.asarray(group_sizes) == your_g)[0][0])
-    for value in (lower[i], upper[i]):
-        fig.add_trace(go.Scatter(
-            x=[your_g], y=[100 * value], mode="markers", showlegend=False, hoverinfo="skip",
-            marker={**series_style(ADVANCED)["marker"], "size": 13}))
-    fig.add_annotation(x=your_g, y=100 * upper[i], text=f"g = {your_g}: up to {100 * upper[i]:.1f}%",
-                       showarrow=True, arrowhead=2, ax=40, ay=30, xanchor="left",
-                       bgcolor="rgba(255,255,255,0.8)")
-    fig.update_yaxes(range=[-2, 102])
-    fig.update_xaxes(range=[0.5, group_sizes[-1] + 0.5], dtick=1 if len(group_sizes) <= 12 else 2)
-    return _legend_below(fig)
+    fig.add_traces([
+        go.Scatter(x=group_sizes, y=lower, mode="lines", line={**style["line"], "width": 1},
+                   showlegend=False, hoverinfo="skip"),
+        go.Scatter(x=group_sizes, y=upper, mode="lines+markers", fill="tonexty",
+                   fillcolor="rgba(0,114,178,0.15)", line=style["line"], marker=style["marker"],
+                   name="possible beliefs after seeing the output (gε)", customdata=lower,
+                   hovertemplate="g = %{x}: belief between %{customdata:.1f}% and %{y:.1f}%"
+                                 "<extra></extra>"),
+        go.Scatter(x=[your_g, your_g], y=[lower[i], upper[i]], mode="markers", showlegend=False,
+                   hoverinfo="skip", marker={**series_style(ADVANCED)["marker"], "size": 13}),
+    ])
+    fig.update_layout(
+        shapes=[{"type": "line", "xref": "paper", "yref": "y", "x0": 0, "x1": 1,
+                 "y0": 100 * prior, "y1": 100 * prior, "line": {"color": GREY, "dash": "dot"}}],
+        annotations=[
+            {"x": 1, "xref": "paper", "y": 100 * prior, "xanchor": "right", "yanchor": "bottom",
+             "showarrow": False, "text": f"belief before: {100 * prior:g}%"},
+            {"x": your_g, "y": upper[i], "text": f"g = {your_g}: up to {upper[i]:.1f}%",
+             "showarrow": True, "arrowhead": 2, "ax": 40, "ay": 30, "xanchor": "left",
+             "bgcolor": "rgba(255,255,255,0.8)"}],
+        yaxis={"range": [-2, 102]},
+        xaxis={"range": [0.5, group_sizes[-1] + 0.5], "dtick": 1 if len(group_sizes) <= 12 else 2},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0, "xanchor": "left"},
+        margin={"b": 40})
+    return fig
 
 
 def ledger_chart(actions: list[str], spent: list[float], touches_data: list[bool]) -> go.Figure:
@@ -138,7 +154,6 @@ def ledger_chart(actions: list[str], spent: list[float], touches_data: list[bool
               for s, d in zip(spent, touches_data, strict=True)],
         textposition="outside",
         hovertemplate="%{y}: ε = %{x:.3g}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(range=[0, 1.8 * max(spent)])
-    fig.update_layout(height=max(240, 70 + 40 * len(actions)), margin={"l": 20})
+    fig.update_layout(yaxis={"autorange": "reversed"}, xaxis={"range": [0, 1.8 * max(spent)]},
+                      height=max(240, 70 + 40 * len(actions)), margin={"l": 20}, bargap=0.35)
     return fig

@@ -44,12 +44,12 @@ def _line(x, y, name, colour, dash="solid", **kwargs) -> go.Scatter:
 
 def _hline(y, colour, dash="dash", width=2.0) -> dict:
     return {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": y, "y1": y,
-            "line": {"color": colour, "dash": dash, "width": width}}
+            "line": {"color": colour, "dash": dash, "width": width}, "layer": "below"}
 
 
 def _vline(x, colour, dash="dot", width=1.0) -> dict:
     return {"type": "line", "yref": "y domain", "y0": 0, "y1": 1, "xref": "x", "x0": x, "x1": x,
-            "line": {"color": colour, "dash": dash, "width": width}}
+            "line": {"color": colour, "dash": dash, "width": width}, "layer": "below"}
 
 
 def _label(text, colour, *, x=0.01, y, xref="x domain", yref="y", xanchor="left", yanchor="bottom") -> dict:
@@ -149,7 +149,7 @@ def posterior_band(epsilons, lower, upper, prior, epsilon, chosen_lower, chosen_
     ))
     shapes = [_hline(prior, INK_SOFT, dash="longdash", width=1.5), _vline(epsilon, GREY)]
     annotations = [_label(f"prior {prior:.0%}", INK_SOFT, y=prior)]
-    return _figure(f"Where a {prior:.0%} belief can end up after one ε-DP output",
+    return _figure(f"Belief after one ε-DP output (prior {prior:.0%})",
                    "ε (log scale)", "attacker's belief afterwards", traces, shapes=shapes,
                    annotations=annotations, xaxis={"type": "log"},
                    yaxis={"range": [0, 1.02], "tickformat": ".0%"})

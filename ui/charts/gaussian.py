@@ -167,8 +167,13 @@ def loss_tail_chart(sigma: float, sensitivity: float, epsilon: float,
          "name": f"area δ(ε) = E[(1 − e^(ε−L))₊] = {delta:.2g}"},
     ]
     notes = [_label(epsilon, 1, " L = ε", yref="paper", xanchor="left", yanchor="top")]
+    # Log scale: near ε each output pays only a sliver (1 − e^{ε−L} ≈ L − ε) of its
+    # probability, far out nearly all of it, and the two curves meet.
+    density = traces[0]["y"]
+    y_range = [math.log10(density.min()) - 0.3, math.log10(density.max()) + 0.2]
     return _figure("Where δ is spent: the loss beyond ε", "privacy loss L (y drawn from M(D))",
-                   "density of L", traces, shapes=[_vline(epsilon)], annotations=notes)
+                   "density of L (log scale)", traces, shapes=[_vline(epsilon)],
+                   annotations=notes, yaxis={**LOG_AXIS, "range": y_range, "dtick": 1})
 
 
 def leak_chart(n: int, delta: float, delta_range: tuple[float, float]) -> go.Figure:
@@ -240,6 +245,6 @@ def audit_chart(p: tuple[float, float, float], p_prime: tuple[float, float, floa
     floor = min(positive) / 3 if positive else 1e-6
     x_range = [math.log10(floor), math.log10(max(1.5 * max(highs), 1.5 * floor))]
     return _figure("Does the event S break the inequality?", "probability (log scale)", "",
-                   [bars], xaxis={**LOG_AXIS, "range": x_range},
+                   [bars], xaxis={**LOG_AXIS, "range": x_range, "dtick": 1},
                    yaxis={"autorange": "reversed"}, legend_below=False, height=300,
                    margin={"l": 10})

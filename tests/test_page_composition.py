@@ -1,0 +1,176 @@
+"""The Composition page: the compared bounds and their crossover, the Gaussian mode at its
+extremes, group privacy, the post-processing ledger, links; and the page's chart builders."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+
+import numpy as np
+import pytest
+
+from tests.conftest import app_test
+from ui.charts import composition as charts
+from ui.course import LESSONS
+
+LESSON = next(lesson for lesson in LESSONS if lesson.slug == "composition")
+GAUSS = "Gaussian queries (σ)"
+
+
+def _texts(at) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def _metric(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def _chart(at, key_suffix: str) -> dict:
+    chart = next(c for c in at.get("plotly_chart") if c.proto.id.endswith(key_suffix))
+    return json.loads(chart.proto.spec)
+
+
+def _assert_clean(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+@pytest.fixture(scope="module")
+def session():
+    """One AppTest session for the tests that only read the default view (slow to start)."""
+    at = app_test(LESSON)
+    _assert_clean(at)
+    return at
+
+
+def test_defaults_show_advanced_worse_than_basic_and_the_crossover(session):
+    text = _texts(session)
+    # ε = 0.1, k = 10, δ′ = 1e-6: basic 1, advanced 1.767, optimal 0.9994, Laplace 0.999;
+    # k* = 2 ln(1e6)/(2 − e^0.1)² ≈ 34.5.
+    assert "**1.767**" in text and "**1**" in text and "**0.9994**" in text
+    assert "k\\* ≈ 34.5" in text and "*worse*" in text
+    spec = _chart(session, "comp_chart")
+    names = [trace.get("name") for trace in spec["data"]]
+    assert names[:4] == ["basic: kε", "advanced (DRV)", "optimal (KOV)", "exact Laplace"]
+    crossings = [s for s in spec["layout"]["shapes"] if s["type"] == "rect"]
+    assert len(crossings) == 1 and crossings[0]["x1"] == pytest.approx(34.508, abs=1e-3)
+    assert spec["layout"]["xaxis"]["type"] == "log" and spec["layout"]["yaxis"]["type"] == "log"
+
+
+def test_defaults_of_group_privacy_and_post_processing(session):
+    # g = 4 at ε = 0.5: gε = 2, δ: 4·e^{1.5}·1e-6 ≈ 1.8e-05, belief ≤ 1/(1 + e^−2) = 88.1%.
+    assert _metric(session, "ε for the group") == "2"
+    assert _metric(session, "δ for the group") == "1.8e-05"
+    assert "88.1%" in _texts(session)
+    assert _metric(session, "Budget spent") == "ε = 0.5"
+    ledger = _chart(session, "comp_pp_chart")
+    assert ledger["data"][0]["text"] == ["ε = 0.5", "free (post-processing)", "free (post-processing)"]
+
+
+def test_links_to_reconstruction_and_budget_pages(session):
+    pages = [link.proto.page for link in session.get("page_link")]
+    assert pages == ["anonymisation", "budget"]
+
+
+def test_past_the_crossover_and_without_one():
+    at = app_test(LESSON, {"comp_k": "100"})
+    _assert_clean(at)
+    assert "we are past the crossover" in _texts(at)
+    at.select_slider(key="comp_eps").set_value("1").run()  # ε ≥ ln 2: advanced never wins
+    _assert_clean(at)
+    assert "never beats basic" in _texts(at)
+    assert not [s for s in _chart(at, "comp_chart")["layout"]["shapes"] if s["type"] == "rect"]
+
+
+def test_gaussian_mode_at_its_extremes():
+    at = app_test(LESSON, {"comp_mode": GAUSS})
+    _assert_clean(at)
+    assert at.radio(key="comp_mode").value == GAUSS
+    text = _texts(at)
+    assert "zCDP" in text and "Exact Gaussian" in text
+    names = [trace.get("name") for trace in _chart(at, "comp_chart_gauss")["data"]]
+    assert "exact Gaussian" in names and "zCDP, converted" in names
+    for key in ("comp_sigma", "comp_delta", "comp_k"):
+        widget = at.select_slider(key=key)
+        for extreme in (widget.options[0], widget.options[-1]):
+            at.select_slider(key=key).set_value(extreme).run()
+            _assert_clean(at)
+    # Last state: σ = 200, δ′ = 0.1, k = 10⁴. Back to k = 1, where δ′ covers everything.
+    at.select_slider(key="comp_k").set_value("1").run()
+    _assert_clean(at)
+    assert "is\n**0**" in _texts(at) or "is **0**" in _texts(at)
+
+
+def test_bad_mode_in_link_falls_back_with_a_note():
+    at = app_test(LESSON, {"comp_mode": "bogus"})
+    _assert_clean(at)
+    assert at.radio(key="comp_mode").value == "ε-DP queries (Laplace)"
+    assert any("comp_mode='bogus'" in c.value for c in at.caption)
+
+
+def test_asking_again_spends_budget_but_post_processing_does_not():
+    at = app_test(LESSON)
+    at.slider(key="comp_pp_asks").set_value(3).run()
+    _assert_clean(at)
+    assert _metric(at, "Budget spent") == "ε = 2"  # 4 answers × 0.5
+    at.button_group(key="comp_pp_steps").set_value(["round", "clamp", "percent"]).run()
+    _assert_clean(at)
+    assert _metric(at, "Budget spent") == "ε = 2"
+    assert _metric(at, "Published value").endswith("%")
+    spent = _chart(at, "comp_pp_chart")["data"][0]["x"]
+    if isinstance(spent, dict):  # plotly sends arrays base64-encoded
+        spent = np.frombuffer(base64.b64decode(spent["bdata"]), dtype=spent["dtype"]).tolist()
+    assert spent == [0.5, 0.5, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0]
+    at.button_group(key="comp_pp_steps").set_value([]).run()
+    before = _metric(at, "Published value")
+    at.button(key="comp_pp_resample").click().run()
+    _assert_clean(at)
+    assert _metric(at, "Budget spent") == "ε = 2"
+    # New noise: the unrounded average of 4 Laplace draws (seeded, so this is deterministic).
+    assert _metric(at, "Published value") != before
+
+
+# --- chart builders ----------------------------------------------------------------------------
+
+
+def _curves(ks, values):
+    return [charts.Curve("basic", ks, values[0], charts.BASIC),
+            charts.Curve("advanced", ks, values[1], charts.ADVANCED),
+            charts.Curve("exact", ks, values[2], charts.EXACT, markers=True)]
+
+
+def test_composition_chart_marks_your_k_and_the_crossover():
+    ks = np.array([1, 10, 100])
+    fig = charts.composition_chart(_curves(ks, [ks * 0.1, ks * 0.2, ks * 0.05]), 10, "t", 34.5)
+    marks = fig.data[-1]
+    assert list(marks.x) == [10, 10, 10] and list(marks.y) == pytest.approx([1.0, 2.0, 0.5])
+    kinds = [shape.type for shape in fig.layout.shapes]
+    assert kinds == ["line", "rect", "line"] and fig.layout.shapes[1].x1 == 34.5
+    assert fig.data[2].mode == "lines+markers" and fig.data[0].mode == "lines"
+    no_cross = charts.composition_chart(_curves(ks, [ks * 0.1, ks * 0.2, ks * 0.05]), 10, "t", None)
+    assert [shape.type for shape in no_cross.layout.shapes] == ["line"]
+
+
+def test_composition_chart_leaves_gaps_for_zeros_and_caps_runaway_curves():
+    ks = np.array([1, 10, 100])
+    fig = charts.composition_chart(_curves(ks, [ks * 1.0, ks * 1e6, np.array([0.0, 5.0, 50.0])]),
+                                   1, "t")
+    assert math.isnan(fig.data[2].y[0])  # ε = 0 cannot sit on a log axis
+    low, high = fig.layout.yaxis.range
+    # floor 1 (basic at k = 1); top capped at HEADROOM × 100 (the largest non-advanced value)
+    assert low == pytest.approx(-0.2) and high == pytest.approx(math.log10(charts.HEADROOM * 100) + 0.3)
+
+
+def test_group_chart_band_and_your_group():
+    sizes = np.arange(1, 6)
+    lower, upper = 1 / (1 + np.exp(sizes * 0.5)), 1 / (1 + np.exp(-sizes * 0.5))
+    fig = charts.group_chart(sizes, lower, upper, 4, 0.5, 0.5)
+    assert fig.data[1].fill == "tonexty"
+    assert list(fig.data[2].y) == pytest.approx([100 * lower[3], 100 * upper[3]])
+    assert "88.1%" in fig.layout.annotations[1].text
+
+
+def test_ledger_chart_charges_only_the_data():
+    fig = charts.ledger_chart(["answer", "round"], [0.5, 0.0], [True, False])
+    assert list(fig.data[0].text) == ["ε = 0.5", "free (post-processing)"]
+    assert "total ε = 0.5" in fig.layout.title.text

@@ -1,0 +1,202 @@
+"""The exponential-mechanism page: every tab (only the open tab runs), widgets at their extremes,
+the editable candidate and bid tables with bad input, and a browser pass over the other tabs.
+
+The generic tests in test_pages.py only see the first tab; these cover the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+
+import pytest
+
+from tests.conftest import app_test, wait_for_app
+from ui.course import LESSONS
+
+LESSON = next(lesson for lesson in LESSONS if lesson.slug == "exponential")
+NOTES_FORM = "the notes' exp(εu/Δu)"
+TABS = ["Selection", "Most common disease", "Private median", "Auction", "Coin bias", "Check the guarantee"]
+
+
+def _open(tab: str, **params):
+    return app_test(LESSON, {**({"exp_tab": tab} if tab != TABS[0] else {}), **params})
+
+
+def _assert_clean(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def _option_value(label: str):
+    """A select_slider's option label back to its value: "10,000" → 10000, "0.01" → 0.01."""
+    text = label.replace(",", "")
+    return float(text) if any(c in text for c in ".e") else int(text)
+
+
+def _sliders(at):
+    return [w for w in [*at.slider, *at.select_slider] if w.key]
+
+
+def _set_all(at, end: int) -> None:
+    """Move every keyed slider to its first (end=0) or last (end=-1) value, then rerun once."""
+    for widget in _sliders(at):
+        if widget.type == "select_slider":
+            widget.set_value(_option_value(widget.options[end]))
+        else:
+            widget.set_value(widget.min if end == 0 else widget.max)
+    at.run()
+
+
+def _charts(at) -> int:
+    return len(at.get("plotly_chart"))
+
+
+def _warnings(at) -> str:
+    return " ".join(w.value for w in at.warning)
+
+
+@pytest.mark.parametrize(("tab", "params"), [
+    ("Selection", {}),
+    ("Most common disease", {}),
+    ("Private median", {}),
+    ("Private median", {"exp_med_kind": "education levels"}),
+    ("Auction", {}),
+    ("Auction", {"exp_auc_source": "random bidders", "exp_auc_menu": "a public price menu"}),
+    ("Coin bias", {}),
+    ("Check the guarantee", {}),
+    ("Check the guarantee", {"exp_aud_form": NOTES_FORM}),
+], ids=["selection", "disease", "median", "median-education", "auction", "auction-random-grid",
+        "coin", "audit", "audit-notes"])
+def test_tab_runs_at_defaults_and_at_both_ends_of_every_slider(tab, params):
+    at = _open(tab, **params)
+    _assert_clean(at)
+    assert _charts(at) >= 1, "every tab draws at least one chart"
+    keys = [w.key for w in _sliders(at)]
+    assert keys and all(key.startswith("exp_") for key in keys)
+    for end in (0, -1):
+        _set_all(at, end)
+        _assert_clean(at)
+        assert _charts(at) >= 1 or "range is empty" in _warnings(at)
+
+
+def test_only_the_open_tab_runs():
+    at = _open("Coin bias")
+    keys = {w.key for w in _sliders(at)}
+    assert keys == {"exp_coin_eps", "exp_coin_n", "exp_coin_theta"}
+
+
+@pytest.mark.parametrize("bad", ["Nonsense", "selection", ""])
+def test_an_unknown_tab_in_the_link_falls_back_with_a_note(bad):
+    at = app_test(LESSON, {"exp_tab": bad})
+    _assert_clean(at)
+    assert any(w.key == "exp_sel_eps" for w in _sliders(at))
+    if bad:
+        assert any(f"exp_tab={bad!r}" in c.value for c in at.caption)
+
+
+def test_links_choose_radio_options_and_bad_ones_get_a_note():
+    at = _open("Private median", exp_med_kind="education levels")
+    assert at.slider(key="exp_med_hi_level").value == 16
+    at = _open("Auction", exp_auc_source="random bidders")
+    assert at.select_slider(key="exp_auc_n").value == 100
+    at = _open("Auction", exp_auc_menu="cheap")
+    _assert_clean(at)
+    assert any("exp_auc_menu='cheap'" in c.value for c in at.caption)
+
+
+def test_the_notes_form_breaks_its_promise_in_the_audit():
+    at = _open("Check the guarantee", exp_aud_form=NOTES_FORM)
+    assert any("breaks its promise" in e.value for e in at.error)
+    at = _open("Check the guarantee")
+    assert not at.error and any("consistent with the promise" in s.value for s in at.success)
+
+
+def test_an_empty_median_range_says_what_to_change():
+    at = _open("Private median")
+    at.slider(key="exp_med_lo").set_value(0.9)
+    at.slider(key="exp_med_hi").set_value(0.5).run()
+    _assert_clean(at)
+    assert "must be below the upper bound" in _warnings(at)
+
+
+def _edit(at, key: str, edited=None, added=None, deleted=None):
+    at.session_state[key] = {"edited_rows": edited or {}, "added_rows": added or [],
+                             "deleted_rows": deleted or []}
+    return at.run()
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    ({"edited": {1: {"score": None}}}, "Scores: row 2 is empty"),
+    ({"edited": {0: {"score": "lots"}}}, "Scores: row 1 is empty"),  # a non-number arrives empty
+    ({"edited": {2: {"score": 1e300}}}, "Scores: row 3 is 1e+300"),
+    ({"edited": {1: {"candidate": "Influenza"}}}, "'Influenza' appears twice"),
+    ({"edited": {3: {"candidate": ""}}}, "row 4 has no name"),
+    ({"deleted": [1, 2, 3, 4, 5]}, "add at least 2"),
+    ({"added": [{"candidate": f"d{i}", "score": 1.0} for i in range(25)]}, "31 rows is too many"),
+])
+def test_bad_candidate_tables_get_a_clear_message(edit, message):
+    at = _edit(_open("Selection"), "exp_sel_table", **edit)
+    _assert_clean(at)
+    assert message in _warnings(at)
+    assert _charts(at) == 0
+    at.button(key="exp_sel_reset").click().run()
+    _assert_clean(at)
+    assert not _warnings(at) and _charts(at) == 2
+
+
+def test_negative_and_new_candidates_are_fine():
+    at = _edit(_open("Selection"), "exp_sel_table", edited={0: {"score": -3.5}},
+               added=[{"candidate": "Gout", "score": 60.0}])
+    _assert_clean(at)
+    assert not _warnings(at)
+    assert any("Gout" in m.value for m in at.markdown)  # the new top candidate is named
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    ({"edited": {0: {"bid": None}}}, "Bids: row 1 is empty"),
+    ({"edited": {3: {"bid": "three"}}}, "Bids: row 4 is empty"),
+    ({"edited": {1: {"bid": -2.0}}}, "Bids: row 2 is -2; keep every value between 0 and 1e+06"),
+    ({"added": [{"bid": 1e300}]}, "Bids: row 5 is 1e+300"),
+    ({"added": [{"bid": 2.0}] * 47}, "51 rows is too many; keep at most 50"),
+    ({"deleted": [0, 1, 2, 3]}, "add at least 1"),
+    ({"edited": {3: {"bid": 0.0}, 0: {"bid": 0.0}, 1: {"bid": 0.0}, 2: {"bid": 0.0}}}, "every bid is 0"),
+])
+def test_bad_bids_get_a_clear_message(edit, message):
+    at = _edit(_open("Auction"), "exp_auc_table", **edit)
+    _assert_clean(at)
+    assert message in _warnings(at)
+    at.button(key="exp_auc_reset").click().run()
+    _assert_clean(at)
+    assert "Bids:" not in _warnings(at) and _charts(at) == 4
+
+
+def test_edited_bids_change_the_auction():
+    at = _edit(_open("Auction"), "exp_auc_table", edited={3: {"bid": 5.0}}, added=[{"bid": 5.0}])
+    _assert_clean(at)
+    # Bids 1, 1, 1, 5, 5: the best price is now 5 (revenue 10).
+    assert any(m.label == "OPT" and m.value == "10" for m in at.metric)
+
+
+# --- the browser: the tabs the generic smoke test does not open ---------------------------------------
+
+_PLOT_DATA = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .map(gd => JSON.stringify((gd._fullData || []).map(t => [t.x, t.y])))"""
+
+
+@pytest.mark.browser
+@pytest.mark.xdist_group("browser")
+def test_every_tab_loads_and_its_first_slider_moves_a_plot(page, app_url):
+    for tab in TABS[1:]:
+        page.goto(f"{app_url}/exponential?exp_tab={urllib.parse.quote_plus(tab)}")
+        wait_for_app(page)
+        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length > 0", timeout=20_000)
+        assert page.locator("[data-testid=stException]").count() == 0, tab
+        before = page.evaluate(_PLOT_DATA)
+        slider = page.locator("[data-testid=stMain] [data-testid=stSlider] input[type=range], "
+                              "[data-testid=stMain] [data-testid=stSlider] [role=slider]").first
+        slider.focus()
+        for _ in range(2):
+            page.keyboard.press("ArrowRight")
+            wait_for_app(page)
+        page.wait_for_function(f"({_PLOT_DATA})().join() !== {json.dumps(before)}.join()", timeout=20_000)
+        assert page.locator("[data-testid=stException]").count() == 0, tab
