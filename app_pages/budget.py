@@ -177,11 +177,13 @@ def current_game(total: float) -> BudgetGame:
     return game
 
 
-def show_answer(key: str, value) -> str:
-    categories = QUESTIONS[key].categories
-    if categories is None:
-        return f"{value:.1f}"
-    return " · ".join(f"{c} {v:.1f}" for c, v in zip(categories, value, strict=True))
+def show_answer(key: str, value, exact: bool = False) -> str:
+    """A released (one decimal) or exact (whole counts) answer as text; buckets with labels."""
+    q = QUESTIONS[key]
+    spec = ".0f" if exact and q.kind != "mean" else ".1f"
+    if q.categories is None:
+        return format(value, spec)
+    return " · ".join(f"{c} {v:{spec}}" for c, v in zip(q.categories, value, strict=True))
 
 
 def log_table(game: BudgetGame) -> list[dict]:
@@ -191,7 +193,8 @@ def log_table(game: BudgetGame) -> list[dict]:
                "ε": entry.epsilon, "noisy answer": show_answer(entry.question, entry.answer),
                "± (95%)": round(entry.half_width, 2), "ε spent so far": round(entry.spent, 4)}
         if game.revealed:
-            row["true answer"] = show_answer(entry.question, true_answer(game.data, entry.question))
+            row["true answer"] = show_answer(entry.question, true_answer(game.data, entry.question),
+                                             exact=True)
         rows.append(row)
     return rows
 
@@ -261,6 +264,8 @@ def game_demo() -> None:
                        questions=len(game.log))
         if game.log:
             st.dataframe(log_table(game), hide_index=True, width="stretch", height=260)
+        else:
+            st.caption("The log of your answers appears here after your first question.")
 
     same = game.answers_to(question)
     if len(same) >= 2:
@@ -308,10 +313,11 @@ def game_demo() -> None:
         lessons.render(SLUG, "revealed", spent=accountant.spent, total=accountant.total,
                        questions=len(game.log))
         truths = [{"question": q.label,
-                   "true answer": show_answer(key, true_answer(game.data, key)),
+                   "true answer": show_answer(key, true_answer(game.data, key), exact=True),
                    "Δ (replace-one)": round(question_sensitivity(key, game.n), 3)}
                   for key, q in QUESTIONS.items()]
-        st.dataframe(truths, hide_index=True, width="stretch")
+        st.dataframe(truths, hide_index=True, width="stretch",
+                     column_config={"true answer": st.column_config.TextColumn(width="large")})
         with st.expander(f"All {game.n} patients"):
             st.dataframe({"age": game.data["age"],
                           "region": [QUESTIONS["regions"].categories[r] for r in game.data["region"]],

@@ -113,7 +113,7 @@ def pure_chart(epsilon: float, delta: float, k: int, base: dict, laplace_ks, lap
         charts.Curve("exact Laplace" + ("" if complete else " (computing k > 1000…)"),
                      np.array(laplace_ks), laplace, charts.EXACT, markers=True),
     ]
-    return charts.composition_chart(curves, k, f"Total ε after k queries, each ε = {epsilon:g}",
+    return charts.composition_chart(curves, k, f"Total ε after k queries of ε = {epsilon:g}",
                                     crossover if np.isfinite(crossover) else None, K_MAX)
 
 
@@ -164,7 +164,7 @@ def compare():
             charts.Curve("advanced (δ′ split)", ks, curves["advanced"], charts.ADVANCED),
             charts.Curve("zCDP, converted", ks, curves["zcdp"], charts.ZCDP),
             charts.Curve("exact Gaussian", ks, curves["exact"], charts.EXACT),
-        ], k, f"Total ε after k Gaussian queries, each σ = {sigma:g}", None, K_MAX)
+        ], k, f"Total ε after k queries, σ = {sigma:g}", None, K_MAX)
         slot.plotly_chart(figure, key="comp_chart_gauss", **CHART)
         exact = at_k(DENSE_KS, curves["exact"], k)
         zcdp = at_k(DENSE_KS, curves["zcdp"], k)
@@ -223,7 +223,7 @@ def post_processing():
     with controls:
         epsilon = slider("ε per answer", EPSILONS, 0.5, "comp_pp_eps", EPS_HELP)
         steps = st.pills("Post-process the released number", list(STEPS), selection_mode="multi",
-                         format_func=STEP_LABELS.get, key="comp_pp_steps",
+                         format_func=STEP_LABELS.get, key="comp_pp_steps", bind="query-params",
                          default=["round", "clamp"])
         extra = range_slider("Ask the database again, this many times", 0, 9, 0, "comp_pp_asks")
         resample_button("comp_pp", "🎲 New noise")

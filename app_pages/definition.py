@@ -103,10 +103,11 @@ def _definition_view(epsilon: float, sensitivity: int, value_d: int, value_d_pri
     )
     gap = abs(value_d - value_d_prime)
     numbers = {
-        "b": b, "eps": epsilon, "sens": sensitivity, "e_eps": _tex_number(math.exp(epsilon)), "gap": gap,
+        "b": _tex_number(b), "eps": epsilon, "sens": sensitivity, "e_eps": _tex_number(math.exp(epsilon)), "gap": gap,
         "gap_loss": gap / b, "max_ratio": _tex_number(math.exp(gap / b)),
         "closer_d_prime": int(np.count_nonzero(loss_d < 0)),
-        "expected_closer": RUG * (1 - laplace_guess_accuracy(value_d, value_d_prime, b)),
+        # With f(D) = f(D′) no output is strictly closer to f(D′); otherwise ½e^{−s/(2b)} of them.
+        "expected_closer": RUG * (1 - laplace_guess_accuracy(value_d, value_d_prime, b)) if gap else 0.0,
         "mean_loss": float(np.mean(loss_d)), "group": math.ceil(gap / sensitivity),
     }
     return figures, numbers
@@ -175,9 +176,11 @@ def _significant(value: float, digits: int = 3) -> str:
 
 
 def _percent(probability: float) -> str:
-    """A probability in (0, 1) as a percentage that never rounds to 0 or 100."""
+    """A probability as a percentage that rounds to 0 or 100 only when it is exactly 0 or 1."""
+    if probability <= 0 or probability >= 1:
+        return f"{100 * probability:.0f}"
     if probability > 0.99:  # show enough digits to stay visibly below 100
-        return _significant(100 * probability, 3 + math.ceil(-math.log10(1 - probability)))
+        return _significant(100 * probability, max(3, 1 + math.floor(-math.log10(1 - probability))))
     return _significant(100 * probability)
 
 
@@ -248,8 +251,8 @@ def _testing_view(epsilon: float, delta: float):
     figure = charts.membership_region(fpr, tpr_max, tpr_min, epsilon, delta, roc_fpr, roc_tpr)
     numbers = {
         "eps": epsilon, "delta_phrase": f", δ = {delta:g}" if delta else " (δ = 0)",
-        "tpr_at_5": max_true_positive_rate(0.05, epsilon, delta),
-        "best_accuracy": max_guess_accuracy(epsilon, delta),
+        "tpr_at_5": _percent(max_true_positive_rate(0.05, epsilon, delta)),
+        "best_accuracy": _percent(max_guess_accuracy(epsilon, delta)),
     }
     return figure, numbers
 
@@ -370,7 +373,7 @@ def _group_view(epsilon: float, k: int):
                               title=f"Noise for one person, ε = {epsilon:g}, hiding a group of {k}",
                               x_title="released count")
     numbers = {"eps": epsilon, "k": k, "group_eps": group_epsilon,
-               "group_ratio": math.exp(group_epsilon), "count_with": 100 + k}
+               "group_ratio": _tex_number(math.exp(group_epsilon)), "count_with": 100 + k}
     return figure, numbers
 
 

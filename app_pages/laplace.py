@@ -63,6 +63,11 @@ def coordinates(count: int) -> str:
     return "one coordinate" if count == 1 else f"{count} coordinates, each"
 
 
+def percent(c) -> str:
+    """0.95 → "95%". (AppTest hands select_slider labels back to format_func: pass them through.)"""
+    return c if isinstance(c, str) else f"{c:.1%}".replace(".0%", "%")
+
+
 def fmt(x: float) -> str:
     return f"{x:,.3g}" if abs(x) < 1e4 else f"{x:,.0f}"
 
@@ -310,7 +315,7 @@ def accuracy_demo() -> None:
         error = choice_slider("error you can tolerate, ±α (people)", log_options(1, 1000, 6), 10,
                               "lap_acc_error")
         confidence = choice_slider("how often it must hold", CONFIDENCES, 0.95, "lap_acc_conf",
-                                   format_func=lambda c: f"{c:.1%}".replace(".0%", "%"))
+                                   format_func=percent)
         delta = choice_slider("Δ (sensitivity of the query)", [1, 2, 5, 10, 100], 1,
                               "lap_acc_delta")
     epsilon = epsilon_for_error(delta, error, confidence)

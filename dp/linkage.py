@@ -112,7 +112,7 @@ def voter_roll(n, rng) -> People:
         zip_index=rng.choice(len(ZIP_CODES), size=n, p=ZIP_WEIGHTS).astype(np.int8),
         day=rng.integers(0, _birth_days(), size=n, dtype=np.int32),
         sex=rng.integers(0, 2, size=n, dtype=np.int8),
-        person=np.arange(n),
+        person=np.arange(n, dtype=np.int32),
         first=rng.integers(0, len(FIRST_NAMES), size=n, dtype=np.int16),
         last=rng.integers(0, len(LAST_NAMES), size=n, dtype=np.int16),
     )

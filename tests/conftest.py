@@ -84,7 +84,7 @@ def browser_type_launch_args(browser_type_launch_args):
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
 
 
-def wait_for_app(page, timeout: float = 30_000) -> None:
+def wait_for_app(page, timeout: float = 90_000) -> None:
     """Connected, and the script has finished running."""
     page.wait_for_selector("[data-testid=stApp][data-test-connection-state=CONNECTED]", timeout=timeout)
     page.wait_for_selector("[data-test-script-state=notRunning]", timeout=timeout)

@@ -58,13 +58,16 @@ pio.templates["dplab"] = go.layout.Template(
 )
 
 
-def figure(title: str, x_title: str, y_title: str) -> go.Figure:
-    """An empty figure in the DP Lab theme, with a title and axis labels (with units)."""
-    fig = go.Figure()
-    fig.update_layout(
-        template="dplab",
-        title={"text": title},
-        xaxis_title=x_title,
-        yaxis_title=y_title,
-    )
-    return fig
+def figure(title: str, x_title: str, y_title: str, **layout) -> go.Figure:
+    """An empty figure in the DP Lab theme, with a title and axis labels (with units).
+
+    Built in one constructor call: each separate update_layout is validated on its own
+    and costs milliseconds on every rerun.
+    """
+    return go.Figure(layout={
+        "template": "dplab",
+        "title": {"text": title},
+        "xaxis": {"title": {"text": x_title}},
+        "yaxis": {"title": {"text": y_title}},
+        **layout,
+    })

@@ -160,11 +160,13 @@ def people_grid_chart(secret: np.ndarray, recovered: np.ndarray, columns: int = 
 
 
 def join_table(released: dict[str, list], matches: np.ndarray, names: list[str | None]) -> dict[str, list]:
-    """The join's result, row by row: whom the voter roll names (first, so a phone shows it),
-    how many voters match, then what the hospital released."""
+    """The join's result, row by row: whom the voter roll names next to their diagnosis
+    (first, so a phone shows them), how many voters match, then the released columns."""
+    rest = {column: values for column, values in released.items() if column != "diagnosis"}
     return {
         "name (voter roll)": [name if name is not None else f"? ({int(m)} candidates)"
                               for name, m in zip(names, matches, strict=True)],
+        "diagnosis": released["diagnosis"],
         "matches": [int(m) for m in matches],
-        **released,
+        **rest,
     }

@@ -102,7 +102,7 @@ def composition_chart(curves: list[Curve], your_k: int, title: str,
         yaxis={"type": "log", "exponentformat": "power",
                "range": [math.log10(floor) - 0.2, math.log10(top) + 0.3]},
         legend={"orientation": "h", "yanchor": "top", "y": -0.16, "x": 0, "xanchor": "left"},
-        margin={"b": 40})
+        margin={"b": 40, "r": 40})
     return fig
 
 
@@ -110,7 +110,7 @@ def group_chart(group_sizes: np.ndarray, lower: np.ndarray, upper: np.ndarray, y
                 epsilon: float, prior: float) -> go.Figure:
     """How far an attacker's belief that a whole group is in the data can move, against
     the group size g: the band between the lowest and highest posterior allowed by gε."""
-    fig = figure(f"What one release can reveal about a group (each person ε = {epsilon:g})",
+    fig = figure(f"Group exposure, ε = {epsilon:g} per person",
                  "g (people in the group)", "attacker's belief the group is in (%)")
     style = series_style(BASIC)
     lower, upper = 100 * np.asarray(lower), 100 * np.asarray(upper)
@@ -146,7 +146,7 @@ def ledger_chart(actions: list[str], spent: list[float], touches_data: list[bool
     """One bar per action: the ε it spends. Post-processing steps spend nothing."""
     colours = [PALETTE["vermillion"] if data else PALETTE["green"] for data in touches_data]
     total = sum(spent)
-    fig = figure(f"Budget spent, action by action (total ε = {total:.3g})", "ε spent", "")
+    fig = figure(f"Budget spent: total ε = {total:.3g}", "ε spent", "")
     fig.add_trace(go.Bar(
         y=actions, x=spent, orientation="h", showlegend=False, cliponaxis=False,
         marker={"color": colours, "pattern": {"shape": ["/" if d else "" for d in touches_data]}},
@@ -155,5 +155,5 @@ def ledger_chart(actions: list[str], spent: list[float], touches_data: list[bool
         textposition="outside",
         hovertemplate="%{y}: ε = %{x:.3g}<extra></extra>"))
     fig.update_layout(yaxis={"autorange": "reversed"}, xaxis={"range": [0, 1.8 * max(spent)]},
-                      height=max(240, 70 + 40 * len(actions)), margin={"l": 20}, bargap=0.35)
+                      height=max(240, 70 + 40 * len(actions)), bargap=0.35)
     return fig

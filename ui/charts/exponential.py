@@ -118,6 +118,10 @@ def disease_figure(epsilons, curves: dict[str, np.ndarray], labels: dict[str, st
                  "Pr[true top chosen]")
     for i, (key, values) in enumerate(curves.items()):
         fig.add_trace(_line(epsilons, values, labels[key], i))
+        now = float(np.interp(np.log(epsilon), np.log(epsilons), values))
+        fig.add_trace(go.Scatter(x=[epsilon], y=[now], mode="markers", showlegend=False,
+                                 marker={**series_style(i)["marker"], "size": 12},
+                                 hovertemplate=f"{labels[key]}<br>ε = {epsilon:g}: %{{y:.1%}}<extra></extra>"))
     fig.add_hline(y=1 / k, line={"color": GREY, "dash": "dot", "width": 1.5},
                   annotation_text="blind guess 1/k", annotation_position="bottom right",
                   annotation_font={"color": GREY})
