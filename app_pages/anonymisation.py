@@ -42,12 +42,6 @@ RECON_E = [0, 0.5, 1, 1.5, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30]
 SWEEP_RATIOS = (0.0, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5)  # E / √n: 9 LPs, ≤ 1 s at n = 200, k = 400
 
 
-def _shown(format_func):
-    """A slider label function that passes an already formatted label through unchanged
-    (AppTest sets select sliders by their labels)."""
-    return lambda value: value if isinstance(value, str) else format_func(value)
-
-
 # ---------------------------------------------------------------- cached computations
 
 
@@ -103,10 +97,10 @@ def linkage_demo() -> None:
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
         n = choice_slider("People in the county, n", POPULATIONS, DEFAULT_POPULATION, "anon_n",
-                          format_func=_shown(lambda v: f"{v:,}"),
+                          format_func=lambda v: f"{v:,}",
                           help="Everyone is on the public voter roll; 2,000 of them are patients.")
         zip_digits = choice_slider("ZIP digits released", ZIP_DIGITS, 5, "anon_zip",
-                                   format_func=_shown(ZIP_LABELS.get),
+                                   format_func=ZIP_LABELS.get,
                                    help="HIPAA's Safe Harbor rule keeps the first 3.")
         birth = choice_slider("Birth date released as", list(BIRTH_LABELS), "full date",
                               "anon_birth", format_func=str)
@@ -246,11 +240,11 @@ def reconstruction_demo() -> None:
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
         n = choice_slider("n (people, one secret bit each)", RECON_N, 100, "anon_rec_n",
-                          format_func=_shown(number_label))
+                          format_func=number_label)
         k = choice_slider("k (random subset-count queries)", RECON_K, 200, "anon_rec_k",
-                          format_func=_shown(number_label))
+                          format_func=number_label)
         noise = choice_slider("E (each answer off by at most E)", RECON_E, 2, "anon_rec_e",
-                              format_func=_shown(number_label))
+                              format_func=number_label)
         resample_button("anon_recon")
     seed = demo_seed("anon_recon")
     sqrt_n = float(np.sqrt(n))

@@ -98,12 +98,8 @@ def radio(label: str, options, default, key: str) -> str:
     return value
 
 
-st.title("Composition")
-lessons.render(SLUG, "hook")
-lessons.quiz(SLUG, "advanced-small-k")
-
-
-def pure_chart(epsilon: float, delta: float, k: int, base: dict, laplace_ks, laplace) -> object:
+def pure_chart(epsilon: float, delta: float, k: int, base: dict, laplace_ks, laplace):
+    """The ε-DP comparison; `laplace_ks` may stop at k = 1000 while the rest is computed."""
     crossover = advanced_crossover(epsilon, delta)
     complete = len(laplace_ks) == len(K_OPTIONS)
     curves = [
@@ -115,6 +111,11 @@ def pure_chart(epsilon: float, delta: float, k: int, base: dict, laplace_ks, lap
     ]
     return charts.composition_chart(curves, k, f"Total ε after k queries of ε = {epsilon:g}",
                                     crossover if np.isfinite(crossover) else None, K_MAX)
+
+
+st.title("Composition")
+lessons.render(SLUG, "hook")
+lessons.quiz(SLUG, "advanced-small-k")
 
 
 @st.fragment

@@ -26,7 +26,7 @@ from dp.privacy_loss import (
 from ui import lessons
 from ui.audit import audit_panel
 from ui.charts import definition as charts
-from ui.params import EPSILONS, choice_slider, number_label, range_slider
+from ui.params import choice_slider, epsilon_slider, number_label, range_slider
 from ui.seeds import demo_seed, resample_button
 
 SLUG = "definition"
@@ -43,14 +43,8 @@ lessons.render(SLUG, "hook")
 lessons.render(SLUG, "definition")
 
 
-def _number(value) -> str:
-    """number_label that also accepts an already formatted option (AppTest passes those)."""
-    return value if isinstance(value, str) else number_label(value)
-
-
 def _epsilon(key: str, default: float, label: str = "ε (privacy-loss budget)") -> float:
-    return choice_slider(label, EPSILONS, default, key, format_func=_number,
-                         help="Smaller ε means more noise and stronger privacy.")
+    return epsilon_slider(key, default, label=label)
 
 
 def _tex_number(value: float) -> str:
@@ -163,7 +157,7 @@ _quiz("exact-count")
 
 
 def _eps_label(epsilon: float) -> str:
-    return "ln 3" if epsilon == LN3 else _number(epsilon)
+    return "ln 3" if epsilon == LN3 else number_label(epsilon)
 
 
 def _significant(value: float, digits: int = 3) -> str:
@@ -263,7 +257,7 @@ def testing_demo() -> None:
     controls, plot = st.columns([1, 1.6], gap="medium")
     with controls:
         epsilon = _epsilon("def_hyp_eps", 1.0)
-        delta = choice_slider("δ (failure probability)", DELTAS, 0.0, "def_hyp_delta", format_func=_number)
+        delta = choice_slider("δ (failure probability)", DELTAS, 0.0, "def_hyp_delta", format_func=number_label)
     figure, numbers = _testing_view(epsilon, delta)
     with plot:
         st.plotly_chart(figure, width="stretch", key="def_region")
@@ -323,7 +317,7 @@ def game_demo() -> None:
     game = _game()
     controls, plot = st.columns([1, 1.6], gap="medium")
     with controls:
-        epsilon = choice_slider("ε for the game", GAME_EPSILONS, 1.0, "def_game_eps", format_func=_number)
+        epsilon = choice_slider("ε for the game", GAME_EPSILONS, 1.0, "def_game_eps", format_func=number_label)
         secret, output = _game_round(game["round"], epsilon)
         st.metric(f"Round {game['round'] + 1}: the released count", f"{output:.2f}")
         out_col, in_col = st.columns(2)

@@ -278,8 +278,7 @@ def median_demo() -> None:
                    parity="even" if n % 2 == 0 else "odd")
     left, right = st.columns(2, gap="large")
     with left:
-        title = ("The exponential mechanism's intervals, by rank" if not discrete
-                 else "The exponential mechanism over the levels")
+        title = "Exp. mechanism: intervals by rank" if not discrete else "Exp. mechanism over the levels"
         st.plotly_chart(charts.median_scores_figure(
             view["view_x"], view["view_p"], view["view_err"],
             "points below the interval (rank)" if not discrete else "education level", title),

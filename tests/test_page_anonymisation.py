@@ -51,12 +51,12 @@ def test_population_and_coarsening_move_the_named_share():
     _clean(at)
     assert not any("⚠️" in c.value for c in at.caption)
     small = _named_share(at)
-    at.select_slider(key="anon_n").set_value("500,000").run()
+    at.select_slider(key="anon_n").set_value(500_000).run()
     _clean(at)
     large = _named_share(at)
     assert small > 95 > 50 > large  # formula: 99.8% and 40%
     at.select_slider(key="anon_birth").set_value("year").run()
-    at.select_slider(key="anon_zip").set_value("first 3").run()
+    at.select_slider(key="anon_zip").set_value(3).run()
     _clean(at)
     assert _named_share(at) < 1
 
@@ -85,7 +85,7 @@ def test_noise_preview_and_its_resample_button(anon):
     at.button(key="anon_diff_resample").click().run()
     _clean(at)
     assert _metric(at, "q̃₁ − q̃₂").value != first
-    for extreme in (0.01, 10.0):  # raw options: number_label cannot format its own labels
+    for extreme in (0.01, 10.0):
         at.select_slider(key="anon_diff_eps").set_value(extreme).run()
         _clean(at)
     at.toggle(key="anon_diff_noise").set_value(False).run()
@@ -94,10 +94,10 @@ def test_noise_preview_and_its_resample_button(anon):
 
 def test_reconstruction_extremes_and_resample(anon):
     at = anon
-    at.select_slider(key="anon_rec_e").set_value("0").run()
+    at.select_slider(key="anon_rec_e").set_value(0).run()
     _clean(at)
     assert _metric(at, "Secret bits recovered").value == "100%"  # k = 2n exact answers
-    at.select_slider(key="anon_rec_e").set_value("30").run()
+    at.select_slider(key="anon_rec_e").set_value(30).run()
     _clean(at)
     assert float(_metric(at, "Secret bits recovered").value.rstrip("%")) < 85  # E = 3·√n
     at.button(key="anon_recon_resample").click().run()

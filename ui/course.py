@@ -26,7 +26,8 @@ class Lesson:
 
 
 # Section order is the order of the course. "" is the untitled top of the navigation.
-SECTIONS = ["", "Foundations", "Mechanisms", "Composition & attacks", "Classroom"]
+SECTIONS = ["", "Foundations", "Mechanisms", "Composition & attacks", "Beyond noise addition",
+            "Classroom"]
 
 HOME = Lesson(
     slug="home",
@@ -54,6 +55,12 @@ LESSONS: list[Lesson] = [
            "How privacy loss adds up over k queries: basic, advanced and exact."),
     Lesson("budget", "Averaging attacks and the budget", "🧮", "Composition & attacks",
            "Repeat a noisy query and the noise averages away; a budget stops it."),
+    Lesson("local-sensitivity", "Local sensitivity and its traps", "🪤", "Beyond noise addition",
+           "Why noise scaled to the data at hand leaks, and the safe fixes: PTR, smooth sensitivity."),
+    Lesson("graphs", "Privacy for graphs", "🕸️", "Beyond noise addition",
+           "Edge versus node privacy, and a private triangle count."),
+    Lesson("machine-learning", "Privacy in machine learning", "🤖", "Beyond noise addition",
+           "Membership inference, DP-SGD, and federated averaging."),
 ]
 
 

@@ -62,14 +62,15 @@ def selection_figure(names: Sequence[str], scores, probabilities, threshold: flo
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
                         row_heights=[0.4, 0.6])
     fig.update_layout(template="dplab", height=HEIGHT + 160,
-                      title={"text": "Scores u(r), and the chance that each candidate is chosen"})
+                      title={"text": "Scores, and who gets chosen"})
     hatch = ["/" if b else "" for b in below]
     fig.add_trace(go.Bar(x=names, y=scores, name="score u(r)", showlegend=False,
                          marker={"color": GREY, "pattern": {"shape": hatch, "fgcolor": "white", "fillmode": "overlay"}},
                          hovertemplate="%{x}: u = %{y}<extra></extra>"), row=1, col=1)
     fig.add_hline(y=threshold, line={"color": PALETTE["vermillion"], "dash": "dash", "width": 2},
                   annotation_text=f"OPT − 2Δu(ln|R| + t)/ε = {_fmt(threshold)}",
-                  annotation_position="bottom left", annotation_font={"color": PALETTE["vermillion"]},
+                  annotation_position="top right", annotation_bgcolor="rgba(255,255,255,0.85)",
+                  annotation_font={"color": PALETTE["vermillion"]},
                   row=1, col=1)
     fig.add_trace(go.Bar(x=names, y=probabilities, name="Pr[chosen], exp(εu/(2Δu)): ε-DP",
                          marker={"color": PALETTE["blue"], "pattern": {"shape": hatch, "fgcolor": "white", "fillmode": "overlay"}},
@@ -95,10 +96,11 @@ def selection_sweep_figure(epsilons, names: Sequence[str], probabilities, epsilo
     """
     probabilities = np.asarray(probabilities, float)
     order = np.argsort(-probabilities[-1], kind="stable")
-    fig = figure("From uniform (small ε) to the argmax (large ε)", "ε (log scale)", "Pr[chosen]")
-    for i, j in enumerate(order[:MAX_LINES]):
+    fig = figure("From uniform to the argmax as ε grows", "ε (log scale)", "Pr[chosen]")
+    shown = len(names) if len(names) <= MAX_LINES + 1 else MAX_LINES
+    for i, j in enumerate(order[:shown]):
         fig.add_trace(_line(epsilons, probabilities[:, j], str(names[j]), i))
-    if len(names) > MAX_LINES:
+    if len(names) > shown:
         rest = probabilities[:, order[MAX_LINES:]].sum(axis=1)
         fig.add_trace(go.Scatter(x=np.asarray(epsilons), y=rest, mode="lines",
                                  name=f"the other {len(names) - MAX_LINES} together",
@@ -114,7 +116,7 @@ def selection_sweep_figure(epsilons, names: Sequence[str], probabilities, epsilo
 def disease_figure(epsilons, curves: dict[str, np.ndarray], labels: dict[str, str], k: int,
                    epsilon: float) -> go.Figure:
     """Pr[the true top disease is reported] against ε for each method, with chance level 1/k."""
-    fig = figure(f"How often is the true top of k = {k:,} diseases found?", "ε (log scale)",
+    fig = figure(f"Finding the top of k = {k:,} diseases", "ε (log scale)",
                  "Pr[true top chosen]")
     for i, (key, values) in enumerate(curves.items()):
         fig.add_trace(_line(epsilons, values, labels[key], i))
@@ -182,7 +184,7 @@ def rank_error_figure(x, errors: dict[str, np.ndarray], x_title: str, current: f
         fig.add_trace(_line(x, np.maximum(values, 0.01), MEDIAN_LABELS[key], i, mode="lines+markers"))
     _vline(fig, current, current_label, log=True)
     fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log")
+    fig.update_yaxes(type="log", dtick=1)
     return _legend_below(fig, y=-0.25)
 
 
@@ -213,7 +215,7 @@ def revenue_figure(x, y, bid_prices, bid_revenues, opt_price: float, highest: fl
 def price_figure(prices, probabilities, epsilon: float, opt_price: float) -> go.Figure:
     """Pr[price p] under the exponential mechanism: bars for a few prices, a line for a menu."""
     prices, probabilities = np.asarray(prices, float), np.asarray(probabilities, float)
-    fig = figure(f"Which price the mechanism picks at ε = {epsilon:g}", "price p", "Pr[price p]")
+    fig = figure(f"Which price is picked at ε = {epsilon:g}", "price p", "Pr[price p]")
     if prices.size <= 60:
         fig.add_trace(go.Bar(x=prices, y=probabilities, name="Pr[price]",
                              marker={"color": PALETTE["blue"]}, width=np.full(prices.size, 0.04 * max(prices.max(), 1)),
@@ -243,7 +245,7 @@ def expected_revenue_figure(epsilons, expected, opt: float, guarantee, epsilon: 
 
 def truthfulness_figure(reports, utilities, value: float, truthful: float, bound: float) -> go.Figure:
     """One bidder's expected utility against the bid they report; lying never beats e^ε × the truth."""
-    fig = figure("Can one bidder gain by lying?", "reported bid", "expected utility E[(value − p)·1{buys}]")
+    fig = figure("Can one bidder gain by lying?", "reported bid", "bidder's expected utility")
     fig.add_trace(_line(reports, utilities, "expected utility when reporting this bid", 0))
     fig.add_trace(_line([reports[0], reports[-1]], [truthful, truthful],
                         f"truthful: {truthful:.3f}", 2))
@@ -256,7 +258,7 @@ def truthfulness_figure(reports, utilities, value: float, truthful: float, bound
 
 def coin_density_figure(grid, exponential_density, centres, laplace_density, estimate: float) -> go.Figure:
     """Distribution of θ̂ given the data: the truncated Beta (exact) and Laplace on counts (sampled)."""
-    fig = figure("What the private estimate of θ looks like, for this data", "estimate θ̂", "density")
+    fig = figure("Private estimates of θ, this data", "estimate θ̂", "density")
     fig.add_trace(_line(grid, exponential_density, "exponential mechanism (truncated Beta)", 0))
     fig.add_trace(_line(centres, laplace_density, "Laplace on the two counts", 1, line_shape="hvh"))
     _vline(fig, estimate, f"non-private N_H/N = {estimate:.3f}")
@@ -268,8 +270,8 @@ def coin_variance_figure(flips, variances: dict[str, np.ndarray], current: int) 
     """Var(θ̂ | data) against N, log-log: slope −1 for the exponential mechanism, −2 for Laplace."""
     labels = {"exponential": "exponential mechanism: O(1/N)", "laplace": "Laplace on counts: O(1/N²)",
               "sampling": "the data's own sampling error θ(1−θ)/N"}
-    fig = figure("Noise added by each mechanism, against N", "N flips (log scale)",
-                 "Var(θ̂ | data) (log scale)")
+    fig = figure("Added variance against N", "N flips (log scale)",
+                 "Var(θ̂ | data), log scale")
     for i, (key, values) in enumerate(variances.items()):
         if key == "sampling":
             fig.add_trace(go.Scatter(x=np.asarray(flips), y=values, name=labels[key], mode="lines",
@@ -278,7 +280,7 @@ def coin_variance_figure(flips, variances: dict[str, np.ndarray], current: int) 
             fig.add_trace(_line(flips, values, labels[key], i, mode="lines+markers"))
     _vline(fig, current, f"N = {current:,}", log=True)
     fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log", exponentformat="power")
+    fig.update_yaxes(type="log", dtick=1, exponentformat="power")
     return _legend_below(fig)
 
 
@@ -286,8 +288,8 @@ def coin_variance_figure(flips, variances: dict[str, np.ndarray], current: int) 
 
 def loss_figure(ms, loss_app, loss_notes, epsilon: float, m: int) -> go.Figure:
     """Exact worst-case privacy loss of both conventions against the number of other options."""
-    fig = figure("Exact privacy loss on the approval-vote neighbours", "m other options (log scale)",
-                 "max |ln(Pr[M(D) = r] / Pr[M(D′) = r])|")
+    fig = figure("Exact privacy loss, approval vote", "m other options (log scale)",
+                 "max over r of |ln(P_D(r) / P_D′(r))|")
     fig.add_trace(_line(ms, loss_app, "this app: exp(εu/(2Δu))", 0, mode="lines+markers"))
     fig.add_trace(_line(ms, loss_notes, "the notes: exp(εu/Δu)", 1, mode="lines+markers"))
     for level, text in ((epsilon, "ε"), (2 * epsilon, "2ε")):
