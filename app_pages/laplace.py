@@ -79,6 +79,7 @@ lessons.render(SLUG, "hook")
 
 st.header("1. Sensitivity sets the noise")
 lessons.render(SLUG, "sensitivity-intro")
+lessons.quiz(SLUG, "histogram-sensitivity")
 relation_column, table_column = st.columns([2, 3], gap="large")
 with relation_column:
     relation = radio("Neighbouring datasets (for the whole page)", RELATIONS, "add/remove",
@@ -128,12 +129,12 @@ def sensitivity_demo(relation: str) -> None:
 
 
 sensitivity_demo(relation)
-lessons.quiz(SLUG, "histogram-sensitivity")
 
 # --- 2. A noisy histogram ----------------------------------------------------------------------
 
 st.header("2. A noisy histogram of ages")
 lessons.render(SLUG, "histogram-intro")
+lessons.quiz(SLUG, "census-n")
 BAR_CHOICES = ("95% for each bucket", "every bucket at once")
 
 
@@ -203,11 +204,11 @@ def census_demo(relation: str) -> None:
 
 
 census_demo(relation)
-lessons.quiz(SLUG, "census-n")
 
 # --- 3. Post-processing --------------------------------------------------------------------------
 
 st.header("3. Post-processing is free")
+lessons.quiz(SLUG, "clamping")
 lessons.render(SLUG, "postprocessing-intro")
 
 
@@ -250,7 +251,6 @@ def postprocessing_demo(relation: str) -> None:
 
 
 postprocessing_demo(relation)
-lessons.quiz(SLUG, "clamping")
 
 # --- 4. Bounded mean and clipping --------------------------------------------------------------
 
@@ -305,6 +305,7 @@ clipping_demo()
 
 st.header("5. Accuracy, and the ε you need for it")
 lessons.render(SLUG, "accuracy-intro")
+lessons.quiz(SLUG, "halve-error")
 CONFIDENCES = [0.5, 0.8, 0.9, 0.95, 0.99, 0.999]
 
 
@@ -333,7 +334,6 @@ def accuracy_demo() -> None:
 
 
 accuracy_demo()
-lessons.quiz(SLUG, "halve-error")
 
 # --- 6. Blue eyes --------------------------------------------------------------------------------
 

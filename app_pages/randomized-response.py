@@ -45,14 +45,12 @@ AUDIT_CHOICES = {"right": "Right α = (e^ε−1)/(2(e^ε+1))",
                  "slide": "Slide theorem's α = (e^ε−1)/(e^ε+1) (no 2)"}
 
 
-# Slider labels (also in the URL). AppTest passes options already formatted, hence the str case.
+# Slider labels, which are also what the URL carries.
 def _people(n) -> str:
-    return n if isinstance(n, str) else f"{n:,}"
+    return f"{n:,}"
 
 
 def _epsilon_label(epsilon) -> str:
-    if isinstance(epsilon, str):
-        return epsilon
     return "ln 3" if epsilon == LN3 else number_label(epsilon)
 
 
