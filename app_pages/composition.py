@@ -16,12 +16,11 @@ from dp.postprocessing import STEPS, post_process
 from ui import lessons
 from ui.charts import composition as charts
 from ui.params import (
-    DELTAS,
-    EPSILONS,
     choice_slider,
+    delta_slider,
+    epsilon_slider,
     log_options,
     note_if_ignored,
-    number_label,
     range_slider,
     url_value,
 )
@@ -39,8 +38,6 @@ DENSE_KS = tuple(sorted({*np.unique(np.round(np.logspace(0, 4, 41))).astype(int)
 LAPLACE_FAST = tuple(k for k in K_OPTIONS if k <= 1000)
 LAPLACE_SLOW = tuple(k for k in K_OPTIONS if k > 1000)
 SIGMAS = log_options(0.5, 200, 6)
-EPS_HELP = "Smaller ε means more noise and stronger privacy."
-DELTA_HELP = "δ should be much smaller than 1/n."
 PURE, GAUSS = "ε-DP queries (Laplace)", "Gaussian queries (σ)"
 GROUP_SIZES = list(range(1, 21))
 PRIOR = 0.5
@@ -73,16 +70,6 @@ def laplace_values(epsilon: float, delta: float, ks: tuple[int, ...]) -> np.ndar
 @st.cache_data(max_entries=256, show_spinner=False)
 def gauss_curves(sigma: float, delta: float) -> dict:
     return gaussian_curves(sigma, DENSE_KS, delta)
-
-
-def number(value) -> str:
-    """number_label that also accepts an already formatted option (AppTest passes those)."""
-    return value if isinstance(value, str) else number_label(value)
-
-
-def slider(label: str, options, default, key: str, help: str | None = None):
-    """A log-scale choice slider bound to the URL (see ui.params.choice_slider)."""
-    return choice_slider(label, options, default, key, help=help, format_func=number)
 
 
 def at_k(ks, values, k: int) -> float:
@@ -126,11 +113,11 @@ def compare():
     with controls:
         mode = radio("The queries are", [PURE, GAUSS], PURE, "comp_mode")
         if mode == PURE:
-            epsilon = slider("ε per query", EPSILONS, 0.1, "comp_eps", EPS_HELP)
+            epsilon = epsilon_slider("comp_eps", 0.1, label="ε per query")
         else:
-            sigma = slider("σ (Gaussian noise per query, Δ₂ = 1)", SIGMAS, 10.0, "comp_sigma")
-        delta = slider("δ′ (total δ you accept)", DELTAS, 1e-6, "comp_delta", DELTA_HELP)
-        k = slider("k (your number of queries)", K_OPTIONS, 10, "comp_k")
+            sigma = choice_slider("σ (Gaussian noise per query, Δ₂ = 1)", SIGMAS, 10.0, "comp_sigma")
+        delta = delta_slider("comp_delta", 1e-6, label="δ′ (total δ you accept)")
+        k = choice_slider("k (your number of queries)", K_OPTIONS, 10, "comp_k")
     with plot:
         slot = st.empty()
     if mode == PURE:
@@ -193,9 +180,9 @@ lessons.quiz(SLUG, "family")
 def groups():
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
-        epsilon = slider("ε per person", EPSILONS, 0.5, "comp_grp_eps", EPS_HELP)
+        epsilon = epsilon_slider("comp_grp_eps", 0.5, label="ε per person")
         g = range_slider("g (people in the group)", 1, GROUP_SIZES[-1], 4, "comp_grp_g")
-        delta = slider("δ per person", DELTAS, 1e-6, "comp_grp_delta", DELTA_HELP)
+        delta = delta_slider("comp_grp_delta", 1e-6, label="δ per person")
     group_eps = [group_privacy(epsilon, delta, size)[0] for size in GROUP_SIZES]
     bounds = [posterior_bounds(PRIOR, e) for e in group_eps]
     lower, upper = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
@@ -222,7 +209,7 @@ lessons.quiz(SLUG, "post-free")
 def post_processing():
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
-        epsilon = slider("ε per answer", EPSILONS, 0.5, "comp_pp_eps", EPS_HELP)
+        epsilon = epsilon_slider("comp_pp_eps", 0.5, label="ε per answer")
         steps = st.pills("Post-process the released number", list(STEPS), selection_mode="multi",
                          format_func=STEP_LABELS.get, key="comp_pp_steps", bind="query-params",
                          default=["round", "clamp"])

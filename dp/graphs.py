@@ -149,15 +149,19 @@ def degrees(n, edges) -> np.ndarray:
 class GraphStats:
     """Everything the sensitivity table needs, computed once per graph.
 
-    common[u, v] = |N(u) ∩ N(v)| for u ≠ v is (A²)[u, v]; triangles through v are
-    t(v) = (A² ∘ A)[v, :].sum()/2, and the triangle count is trace(A³)/6 = Σ t(v)/3.
+    With A the adjacency matrix, (A²)[u, v] = |N(u) ∩ N(v)| counts the common friends of
+    u and v. Each tie (u, v) lies in (A²)[u, v] triangles, so the triangle count is
+    Σ over ties of (A²)[u, v] / 3 = trace(A³)/6, and the triangles through v are
+    t(v) = Σ over v's ties of (A²)[u, v] / 2.
     """
 
     n: int
     edges: np.ndarray
     degrees: np.ndarray
+    edge_common: np.ndarray  # (A²)[u, v] for each tie (u, v): the triangles it is in
     triangles_per_node: np.ndarray
-    common: sparse.csr_array  # A² with its diagonal removed: common friends of each pair
+    max_common: tuple[int, int, int]  # (u, v, c): a pair u < v with the most common friends
+    adjacency: sparse.csr_array
 
     @property
     def m(self) -> int:
@@ -165,33 +169,37 @@ class GraphStats:
 
     @property
     def max_degree(self) -> int:
-        return int(self.degrees.max()) if self.n else 0
+        return int(self.degrees.max())
 
     @property
     def triangles(self) -> int:
-        return int(self.triangles_per_node.sum()) // 3
+        return int(self.edge_common.sum()) // 3
 
     def value(self, query: str) -> int:
         return {"edges": self.m, "max_degree": self.max_degree, "triangles": self.triangles}[query]
 
-    def max_common_pair(self) -> tuple[int, int, int]:
-        """(u, v, c): a pair u < v with the most common friends c (c = 0 if none share any)."""
-        common = sparse.triu(self.common, k=1).tocoo()
-        if common.nnz == 0:
-            return (0, 1, 0) if self.n >= 2 else (0, 0, 0)
-        i = int(np.argmax(common.data))
-        return int(common.row[i]), int(common.col[i]), int(common.data[i])
-
 
 def graph_stats(n, edges) -> GraphStats:
-    """Degrees, triangles per person and common-friend counts, from sparse A² (one product)."""
+    """Degrees, triangles and common-friend counts from one sparse product A² (no dense n×n)."""
     n, edges = check_graph(n, edges)
     a = adjacency(n, edges)
-    a2 = (a @ a).tocsr()
-    per_node = np.asarray((a2 * a).sum(axis=1)).ravel() // 2  # ∘ A keeps paths u–w–v with u ~ v
-    a2.setdiag(0)
-    a2.eliminate_zeros()
-    return GraphStats(n, edges, np.bincount(edges.ravel(), minlength=n), per_node, a2)
+    a2 = a @ a
+    rows = np.repeat(np.arange(n), np.diff(a2.indptr))
+    off = np.where(a2.indices != rows, a2.data, 0)  # drop the diagonal (A²)[v, v] = deg v
+    if off.size and off.max() > 0:
+        i = int(np.argmax(off))
+        u, v = sorted((int(rows[i]), int(a2.indices[i])))
+        max_common = (u, v, int(off[i]))
+    else:
+        max_common = (0, 1, 0) if n >= 2 else (0, 0, 0)
+    if len(edges):  # row u of A times row v of A, summed: common friends of each tie
+        common = np.asarray(a[edges[:, 0]].multiply(a[edges[:, 1]]).sum(axis=1)).ravel()
+    else:
+        common = np.zeros(0, dtype=np.int64)
+    common = common.astype(np.int64)
+    per_node = np.bincount(edges.ravel(), weights=np.repeat(common, 2), minlength=n)
+    return GraphStats(n, edges, np.bincount(edges.ravel(), minlength=n), common,
+                      (per_node // 2).astype(np.int64), max_common, a)
 
 
 def triangle_count(n, edges) -> int:
@@ -245,8 +253,7 @@ def _second_best_degree(stats: GraphStats) -> np.ndarray:
     if n == 1:
         return np.zeros(1, dtype=np.int64)
     top = np.argsort(-deg, kind="stable")[: min(n, stats.max_degree + 2)]
-    a = adjacency(n, stats.edges)
-    scores = deg[top][:, None] - a[top].toarray()  # row i: candidate u = top[i], column v
+    scores = deg[top][:, None] - stats.adjacency[top].toarray()  # row i: candidate u = top[i], column v
     scores[np.arange(len(top)), top] = np.iinfo(np.int64).min  # u ≠ v
     return scores.max(axis=0)
 
@@ -281,13 +288,13 @@ def _worst(stats: GraphStats, query: str, level: str):
             u, v = (tuple(stats.edges[0]) if stats.m else (0, 1))
             return 1, ("flip", int(u), int(v))
         if query == "triangles":
-            u, v, c = stats.max_common_pair()
+            u, v, c = stats.max_common
             return c, ("flip", u, v)
         top = np.flatnonzero(deg == d)
         lonely = top[deg[top] < n - 1]
         if len(lonely):  # a top person with a non-friend: befriend them, d → d + 1
             u = int(lonely[0])
-            friends = set(adjacency(n, stats.edges)[[u]].indices.tolist())
+            friends = set(stats.adjacency[[u]].indices.tolist())
             v = next(w for w in range(n) if w != u and w not in friends)
             return 1, ("flip", min(u, v), max(u, v))
         if len(top) <= 2:  # d = n − 1: cut a tie covering every top person, d → d − 1
@@ -318,6 +325,8 @@ def worst_neighbour(stats: GraphStats, query, level) -> tuple[np.ndarray, tuple]
     """
     _query(query)
     _level(level)
+    if level == "edge" and stats.n == 1:
+        raise ValueError("n must be ≥ 2 for an edge neighbour: one person has no pairs to flip")
     _, change = _worst(stats, query, level)
     return neighbour_edges(stats.n, stats.edges, change), change
 
@@ -371,7 +380,7 @@ def triangle_bound(stats: GraphStats, bound="max_degree") -> int:
     """
     if bound not in BOUNDS:
         raise ValueError(f"bound must be one of {BOUNDS}, got {bound!r}")
-    return stats.max_degree if bound == "max_degree" else stats.max_common_pair()[2]
+    return stats.max_degree if bound == "max_degree" else stats.max_common[2]
 
 
 def triangle_mechanism(triangles, bound, epsilon, delta, rng, size=None):

@@ -14,11 +14,8 @@ from ui.theme import GREY, INK, PALETTE, figure, series_style
 MAX_POINTS = 1000  # a long attack is thinned to this many points before it is sent
 
 
-def _legend_below(fig: go.Figure, y: float = -0.22) -> go.Figure:
-    """Legend under the plot: never on the title, and it wraps on a phone."""
-    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": y, "x": 0,
-                              "xanchor": "left"})
-    return fig
+# Legend under the plot: never on the title, and it wraps on a phone.
+LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.25, "x": 0, "xanchor": "left"}
 
 
 def thin(size: int, keep: tuple[int, ...] = (), max_points: int = MAX_POINTS) -> np.ndarray:
@@ -46,35 +43,37 @@ def attack_figure(means, half_widths, truth: float, epsilon: float, m_star: int,
     fig = figure(f"Averaging attack at ε = {epsilon:g}",
                  "m (number of noisy answers averaged)", "running mean (patients)")
     upper, lower = means[idx] + half_widths[idx], means[idx] - half_widths[idx]
-    fig.add_trace(go.Scatter(x=np.concatenate([m, m[::-1]]), y=np.concatenate([upper, lower[::-1]]),
-                             mode="lines", line={"width": 0, "color": PALETTE["sky"]},
-                             fill="toself", fillcolor="rgba(86, 180, 233, 0.3)",
-                             name="95% band of the mean", hoverinfo="skip"))
-    fig.add_trace(go.Scatter(x=m, y=means[idx], mode="lines", name="running mean",
-                             line=series_style(0)["line"],
-                             hovertemplate="m = %{x}<br>mean = %{y:.2f}<extra></extra>"))
     low, high = truth - corridor, truth + corridor
-    fig.add_trace(go.Scatter(x=[1, size, None, 1, size], y=[low, low, None, high, high],
-                             mode="lines", line={"color": INK, "dash": "dash", "width": 1.5},
-                             name=f"true count {truth:g} ± {corridor:g}", hoverinfo="skip"))
-    # add_shape, not add_vline: the same line at a fraction of the cost per rerun.
-    fig.add_shape(type="line", x0=m_star, x1=m_star, y0=0, y1=1, yref="paper",
-                  line={"color": PALETTE["vermillion"], "dash": "dot", "width": 2})
-    fig.add_trace(go.Scatter(x=[m_star], y=[truth - corridor], mode="markers",
-                             marker={"symbol": "triangle-up", "size": 12,
-                                     "color": PALETTE["vermillion"]},
-                             name=f"formula: band narrower than corridor at m = {m_star:,}",
-                             hovertemplate="m* = %{x}<extra></extra>"))
+    traces = [
+        go.Scatter(x=np.concatenate([m, m[::-1]]), y=np.concatenate([upper, lower[::-1]]),
+                   mode="lines", line={"width": 0, "color": PALETTE["sky"]}, fill="toself",
+                   fillcolor="rgba(86, 180, 233, 0.3)", name="95% band of the mean",
+                   hoverinfo="skip"),
+        go.Scatter(x=m, y=means[idx], mode="lines", name="running mean",
+                   line=series_style(0)["line"],
+                   hovertemplate="m = %{x}<br>mean = %{y:.2f}<extra></extra>"),
+        go.Scatter(x=[1, size, None, 1, size], y=[low, low, None, high, high], mode="lines",
+                   line={"color": INK, "dash": "dash", "width": 1.5},
+                   name=f"true count {truth:g} ± {corridor:g}", hoverinfo="skip"),
+        go.Scatter(x=[m_star], y=[low], mode="markers",
+                   marker={"symbol": "triangle-up", "size": 12, "color": PALETTE["vermillion"]},
+                   name=f"formula: band narrower than corridor at m = {m_star:,}",
+                   hovertemplate="m* = %{x}<extra></extra>"),
+    ]
     if disclosed_at:
-        fig.add_trace(go.Scatter(x=[disclosed_at], y=[means[disclosed_at - 1]], mode="markers",
+        traces.append(go.Scatter(x=[disclosed_at], y=[means[disclosed_at - 1]], mode="markers",
                                  marker={"symbol": "star", "size": 16, "color": PALETTE["orange"],
                                          "line": {"color": INK, "width": 1}},
                                  name=f"this run: band inside corridor at m = {disclosed_at:,}",
                                  hovertemplate="disclosed at m = %{x}<extra></extra>"))
+    fig.add_traces(traces)
     span = y_span if y_span is not None else 3 * corridor
-    fig.update_yaxes(range=[truth - span, truth + span])
-    fig.update_xaxes(range=[0, size + 1])
-    return _legend_below(fig, y=-0.25)
+    fig.update_layout(  # one update: each plotly update call validates the layout again
+        shapes=[{"type": "line", "x0": m_star, "x1": m_star, "y0": 0, "y1": 1, "yref": "paper",
+                 "line": {"color": PALETTE["vermillion"], "dash": "dot", "width": 2}}],
+        yaxis={"range": [truth - span, truth + span]}, xaxis={"range": [0, size + 1]},
+        legend=LEGEND_BELOW)
+    return fig
 
 
 def split_figure(ks, each_basic, each_advanced, average_basic, total: float,
@@ -93,21 +92,23 @@ def split_figure(ks, each_basic, each_advanced, average_basic, total: float,
         (each_advanced, f"each answer, advanced composition (δ′ = {delta_prime:g})"),
         (average_basic, "average of k repeats of one count (basic)"),
     ]
-    for i, (y, name) in enumerate(series):
-        s = series_style(i)
-        fig.add_trace(go.Scatter(x=ks, y=np.asarray(y, float), mode="lines", name=name,
-                                 line=s["line"],
-                                 hovertemplate="k = %{x:,.0f}<br>± %{y:.3g}<extra></extra>"))
-    fig.add_shape(type="line", x0=0, x1=1, xref="paper", y0=corridor, y1=corridor,
-                  line={"color": INK, "dash": "dash", "width": 1.5})
-    fig.add_annotation(x=0.02, xref="paper", y=np.log10(corridor), yref="y", yanchor="bottom",
-                       xanchor="left", showarrow=False, font={"color": INK},
-                       text=f"± {corridor:g}: rounding would reveal the count")
+    fig.add_traces([go.Scatter(x=ks, y=np.asarray(y, float), mode="lines", name=name,
+                               line=series_style(i)["line"],
+                               hovertemplate="k = %{x:,.0f}<br>± %{y:.3g}<extra></extra>")
+                    for i, (y, name) in enumerate(series)])
+    shapes = [{"type": "line", "x0": 0, "x1": 1, "xref": "paper", "y0": corridor, "y1": corridor,
+               "line": {"color": INK, "dash": "dash", "width": 1.5}}]
+    notes = [{"x": 0.02, "xref": "paper", "y": np.log10(corridor), "yref": "y",
+              "yanchor": "bottom", "xanchor": "left", "showarrow": False, "font": {"color": INK},
+              "text": f"± {corridor:g}: rounding would reveal the count"}]
     if asked:
-        fig.add_shape(type="line", x0=asked, x1=asked, y0=0, y1=1, yref="paper",
-                      line={"color": GREY, "dash": "dot", "width": 1.5})
-        fig.add_annotation(x=np.log10(asked), y=1, yref="paper", yanchor="bottom",
-                           showarrow=False, text=f"you: {asked}", font={"color": GREY})
-    fig.update_xaxes(type="log", dtick=1)  # one tick per decade: readable on a phone
-    fig.update_yaxes(type="log", dtick=1)
-    return _legend_below(fig, y=-0.25)
+        shapes.append({"type": "line", "x0": asked, "x1": asked, "y0": 0, "y1": 1, "yref": "paper",
+                       "line": {"color": GREY, "dash": "dot", "width": 1.5}})
+        notes.append({"x": np.log10(asked), "y": 1, "yref": "paper", "yanchor": "bottom",
+                      "showarrow": False, "text": f"you: {asked}", "font": {"color": GREY}})
+    # One layout update (each plotly update call validates the layout again): log axes with
+    # one tick per decade, readable on a phone, and the legend under the plot.
+    fig.update_layout(shapes=shapes, annotations=notes,
+                      xaxis={"type": "log", "dtick": 1}, yaxis={"type": "log", "dtick": 1},
+                      legend=LEGEND_BELOW)
+    return fig
