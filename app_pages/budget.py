@@ -29,7 +29,7 @@ from dp.budget import (
 from ui import lessons
 from ui.audit import audit_panel
 from ui.charts import budget as charts
-from ui.params import DELTAS, EPSILONS, choice_slider, number_label, range_slider
+from ui.params import DELTAS, EPSILONS, choice_slider, range_slider
 from ui.seeds import demo_seed, resample_button, rng_for
 
 SLUG = "budget"
@@ -43,15 +43,6 @@ TOTALS = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
 GAMES_KEY = "budget_games"
 MAX_GAMES = 20  # games kept per session, one per hidden dataset
 SPLIT_KS = np.unique(np.geomspace(1, 1000, 40).round().astype(int))
-
-
-def shown(value) -> str:
-    """Slider labels; a label passes through unchanged (AppTest sets select sliders by label)."""
-    return value if isinstance(value, str) else number_label(value)
-
-
-def slider(label: str, options, default, key: str, **kwargs):
-    return choice_slider(label, options, default, key, format_func=shown, **kwargs)
 
 
 def attack_horizon(m_star: int) -> int:
@@ -85,7 +76,7 @@ lessons.render(SLUG, "attack-intro")
 def attack_demo() -> None:
     controls, plot = st.columns([2, 3], gap="large")
     with controls:
-        epsilon = slider("ε per answer", ATTACK_EPSILONS, BLOG_EPS, "budget_avg_eps",
+        epsilon = choice_slider("ε per answer", ATTACK_EPSILONS, BLOG_EPS, "budget_avg_eps",
                                 help="Each answer alone is ε-DP.")
         truth = range_slider("true count (patients)", 0, 50, BLOG_COUNT, "budget_avg_count")
         resample_button("budget_avg")
@@ -134,8 +125,8 @@ lessons.render(SLUG, "audit-intro", c1=AUDIT_COUNTS[0], c2=AUDIT_COUNTS[1])
 def audit_demo() -> None:
     controls, result = st.columns([2, 3], gap="large")
     with controls:
-        epsilon = slider("ε per answer", [0.1, 0.2, 0.5, 1.0], 0.5, "budget_audit_eps")
-        k = slider("k (answers averaged)", [1, 2, 5, 10, 20, 50], 10, "budget_audit_k")
+        epsilon = choice_slider("ε per answer", [0.1, 0.2, 0.5, 1.0], 0.5, "budget_audit_eps")
+        k = choice_slider("k (answers averaged)", [1, 2, 5, 10, 20, 50], 10, "budget_audit_k")
         resample_button("budget_audit")
     threshold = AUDIT_COUNTS[0] + 2 * average_sd(epsilon, k)
     with result:
@@ -213,8 +204,8 @@ def split_curves(total: float, delta_prime: float) -> dict[str, np.ndarray]:
 def game_demo() -> None:
     setup, board = st.columns([2, 3], gap="large")
     with setup:
-        total = slider("ε_T (your total budget)", TOTALS, 1.0, "budget_game_total")
-        delta_prime = slider("δ′ (for the advanced-composition bound)", DELTAS, 1e-6,
+        total = choice_slider("ε_T (your total budget)", TOTALS, 1.0, "budget_game_total")
+        delta_prime = choice_slider("δ′ (for the advanced-composition bound)", DELTAS, 1e-6,
                              "budget_game_dprime", help="δ should be much smaller than 1/n.")
         game = current_game(total)
         if game.total != total:
@@ -222,7 +213,7 @@ def game_demo() -> None:
         st.divider()
         question = st.selectbox("Question", list(QUESTIONS), key="budget_game_q",
                                 format_func=lambda key: QUESTIONS[key].label)
-        epsilon = slider("ε for this query", EPSILONS, 0.1, "budget_game_eps",
+        epsilon = choice_slider("ε for this query", EPSILONS, 0.1, "budget_game_eps",
                          help="Smaller ε means more noise and stronger privacy.")
         ask_col, repeat_col = st.columns(2)
         ask = ask_col.button("Ask", key="budget_game_ask", type="primary", width="stretch")

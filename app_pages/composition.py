@@ -76,6 +76,62 @@ def at_k(ks, values, k: int) -> float:
     return float(np.asarray(values)[list(ks).index(k)])
 
 
+# Figures are cached as objects (st.cache_resource; nothing mutates them), so a rerun that
+# changes nothing in a demo rebuilds nothing.
+@st.cache_resource(max_entries=64, show_spinner=False)
+def pure_figure(epsilon: float, delta: float, k: int, complete: bool):
+    """The ε-DP comparison; without `complete`, the exact Laplace curve stops at k = 1000."""
+    base, fast = pure_curves(epsilon, delta), laplace_values(epsilon, delta, LAPLACE_FAST)
+    if complete:
+        slow = laplace_values(epsilon, delta, LAPLACE_SLOW)
+        laplace_ks, laplace = K_OPTIONS, np.concatenate([fast, slow])
+    else:
+        laplace_ks, laplace = LAPLACE_FAST, fast
+    crossover = advanced_crossover(epsilon, delta)
+    ks = np.array(DENSE_KS)
+    return charts.composition_chart([
+        charts.Curve("basic: kε", ks, base["basic"], charts.BASIC),
+        charts.Curve("advanced (DRV)", ks, base["advanced"], charts.ADVANCED),
+        charts.Curve("optimal (KOV)", ks, base["optimal"], charts.OPTIMAL),
+        charts.Curve("exact Laplace" + ("" if complete else " (computing k > 1000…)"),
+                     np.array(laplace_ks), laplace, charts.EXACT, markers=True),
+    ], k, f"Total ε after k queries of ε = {epsilon:g}",
+        crossover if np.isfinite(crossover) else None, K_MAX)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def gauss_figure(sigma: float, delta: float, k: int):
+    curves, ks = gauss_curves(sigma, delta), np.array(DENSE_KS)
+    return charts.composition_chart([
+        charts.Curve("basic (δ′ split)", ks, curves["basic"], charts.BASIC),
+        charts.Curve("advanced (δ′ split)", ks, curves["advanced"], charts.ADVANCED),
+        charts.Curve("zCDP, converted", ks, curves["zcdp"], charts.ZCDP),
+        charts.Curve("exact Gaussian", ks, curves["exact"], charts.EXACT),
+    ], k, f"Total ε after k queries, σ = {sigma:g}", None, K_MAX)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def group_view(epsilon: float, delta: float, g: int) -> dict:
+    """Group ε and δ for g people, the attacker's belief band for every group size, the chart."""
+    group_eps = [group_privacy(epsilon, delta, size)[0] for size in GROUP_SIZES]
+    bounds = [posterior_bounds(PRIOR, e) for e in group_eps]
+    lower, upper = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
+    eps_g, delta_g = group_privacy(epsilon, delta, g)
+    figure = charts.group_chart(np.array(GROUP_SIZES), lower, upper, g, epsilon, PRIOR)
+    return {"lower": lower, "upper": upper, "eps_g": eps_g, "delta_g": delta_g, "figure": figure}
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def ledger_figure(epsilon: float, extra: int, steps: tuple[str, ...]):
+    """One row per action; only answers from the database spend budget."""
+    ledger = [(f"answer {i + 1} from the database", True) for i in range(1 + extra)]
+    if extra:
+        ledger.append((f"average the {1 + extra} answers", False))
+    ledger += [(STEP_ACTIONS[s], False) for s in STEPS if s in steps]
+    return charts.ledger_chart([a for a, _ in ledger], [epsilon if t else 0.0 for _, t in ledger],
+                               [t for _, t in ledger])
+
+
 def radio(label: str, options, default, key: str) -> str:
     """A horizontal radio bound to the URL, with the same 'link value ignored' note as sliders."""
     link_value = url_value(key)
@@ -83,21 +139,6 @@ def radio(label: str, options, default, key: str) -> str:
                      horizontal=True, bind="query-params")
     note_if_ignored(key, label, link_value, value)
     return value
-
-
-def pure_chart(epsilon: float, delta: float, k: int, base: dict, laplace_ks, laplace):
-    """The ε-DP comparison; `laplace_ks` may stop at k = 1000 while the rest is computed."""
-    crossover = advanced_crossover(epsilon, delta)
-    complete = len(laplace_ks) == len(K_OPTIONS)
-    curves = [
-        charts.Curve("basic: kε", np.array(DENSE_KS), base["basic"], charts.BASIC),
-        charts.Curve("advanced (DRV)", np.array(DENSE_KS), base["advanced"], charts.ADVANCED),
-        charts.Curve("optimal (KOV)", np.array(DENSE_KS), base["optimal"], charts.OPTIMAL),
-        charts.Curve("exact Laplace" + ("" if complete else " (computing k > 1000…)"),
-                     np.array(laplace_ks), laplace, charts.EXACT, markers=True),
-    ]
-    return charts.composition_chart(curves, k, f"Total ε after k queries of ε = {epsilon:g}",
-                                    crossover if np.isfinite(crossover) else None, K_MAX)
 
 
 st.title("Composition")
@@ -121,16 +162,15 @@ def compare():
     with plot:
         slot = st.empty()
     if mode == PURE:
-        base = pure_curves(epsilon, delta)
-        fast = laplace_values(epsilon, delta, LAPLACE_FAST)
         seen = st.session_state.setdefault("comp_laplace_seen", set())
         if (epsilon, delta) not in seen:  # cold: draw what is ready, then the rest
-            slot.plotly_chart(pure_chart(epsilon, delta, k, base, LAPLACE_FAST, fast),
-                              key="comp_chart_partial", **CHART)
-        laplace = np.concatenate([fast, laplace_values(epsilon, delta, LAPLACE_SLOW)])
+            slot.plotly_chart(pure_figure(epsilon, delta, k, False), key="comp_chart_partial",
+                              **CHART)
+        slot.plotly_chart(pure_figure(epsilon, delta, k, True), key="comp_chart", **CHART)
         seen.add((epsilon, delta))
-        slot.plotly_chart(pure_chart(epsilon, delta, k, base, K_OPTIONS, laplace),
-                          key="comp_chart", **CHART)
+        base = pure_curves(epsilon, delta)
+        laplace = np.concatenate([laplace_values(epsilon, delta, LAPLACE_FAST),
+                                  laplace_values(epsilon, delta, LAPLACE_SLOW)])
         crossover = advanced_crossover(epsilon, delta)
         values = {"k": f"{k:,}", "eps": epsilon, "delta": f"{delta:g}", "kstar": crossover,
                   "basic": fmt(at_k(DENSE_KS, base["basic"], k)),
@@ -145,15 +185,8 @@ def compare():
         else:
             lessons.render(SLUG, "notice-pure-above", **values)
     else:
+        slot.plotly_chart(gauss_figure(sigma, delta, k), key="comp_chart_gauss", **CHART)
         curves = gauss_curves(sigma, delta)
-        ks = np.array(DENSE_KS)
-        figure = charts.composition_chart([
-            charts.Curve("basic (δ′ split)", ks, curves["basic"], charts.BASIC),
-            charts.Curve("advanced (δ′ split)", ks, curves["advanced"], charts.ADVANCED),
-            charts.Curve("zCDP, converted", ks, curves["zcdp"], charts.ZCDP),
-            charts.Curve("exact Gaussian", ks, curves["exact"], charts.EXACT),
-        ], k, f"Total ε after k queries, σ = {sigma:g}", None, K_MAX)
-        slot.plotly_chart(figure, key="comp_chart_gauss", **CHART)
         exact = at_k(DENSE_KS, curves["exact"], k)
         zcdp = at_k(DENSE_KS, curves["zcdp"], k)
         values = {"k": f"{k:,}", "sigma": sigma, "delta": f"{delta:g}",
@@ -183,19 +216,16 @@ def groups():
         epsilon = epsilon_slider("comp_grp_eps", 0.5, label="ε per person")
         g = range_slider("g (people in the group)", 1, GROUP_SIZES[-1], 4, "comp_grp_g")
         delta = delta_slider("comp_grp_delta", 1e-6, label="δ per person")
-    group_eps = [group_privacy(epsilon, delta, size)[0] for size in GROUP_SIZES]
-    bounds = [posterior_bounds(PRIOR, e) for e in group_eps]
-    lower, upper = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
-    eps_g, delta_g = group_privacy(epsilon, delta, g)
+    view = group_view(epsilon, delta, g)
     with controls:
         left, right = st.columns(2)
-        left.metric("ε for the group", f"{eps_g:.3g}")
-        right.metric("δ for the group", f"{delta_g:.2g}")
+        left.metric("ε for the group", f"{view['eps_g']:.3g}")
+        right.metric("δ for the group", f"{view['delta_g']:.2g}")
     with plot:
-        st.plotly_chart(charts.group_chart(np.array(GROUP_SIZES), lower, upper, g, epsilon, PRIOR),
-                        key="comp_grp_chart", **CHART)
-    lessons.render(SLUG, "group-notice", eps=epsilon, g=g, eps_g=eps_g, delta=delta,
-                   delta_g=delta_g, upper=upper[g - 1], lower=lower[g - 1], single=upper[0])
+        st.plotly_chart(view["figure"], key="comp_grp_chart", **CHART)
+    lessons.render(SLUG, "group-notice", eps=epsilon, g=g, eps_g=view["eps_g"], delta=delta,
+                   delta_g=view["delta_g"], upper=view["upper"][g - 1],
+                   lower=view["lower"][g - 1], single=view["upper"][0])
 
 
 groups()
@@ -217,24 +247,17 @@ def post_processing():
         resample_button("comp_pp", "🎲 New noise")
     answers = np.atleast_1d(laplace_mechanism(np.full(1 + extra, float(TRUE_COUNT)), 1.0, epsilon,
                                               rng_for("comp_pp")))
-    released = float(answers.mean())
-    shown = post_process(released, VILLAGE, steps)
+    shown = post_process(float(answers.mean()), VILLAGE, steps)
     total, _ = basic_composition([epsilon] * (1 + extra))
-    # (action, touches the data?): only answers from the database spend budget
-    ledger = [(f"answer {i + 1} from the database", True) for i in range(1 + extra)]
-    if extra:
-        ledger.append((f"average the {1 + extra} answers", False))
-    ledger += [(STEP_ACTIONS[s], False) for s in STEPS if s in steps]
-    actions, touches = [a for a, _ in ledger], [t for _, t in ledger]
+    unit = "%" if "percent" in steps else ""
     with controls:
         left, right = st.columns(2)
-        left.metric("Published value", f"{shown:.2f}" + (" %" if "percent" in steps else ""))
+        left.metric("Published value", f"{shown:.2f}{unit}")
         right.metric("Budget spent", f"ε = {total:.3g}")
     with plot:
-        st.plotly_chart(charts.ledger_chart(actions, [epsilon if t else 0.0 for t in touches],
-                                            touches), key="comp_pp_chart", **CHART)
+        st.plotly_chart(ledger_figure(epsilon, extra, tuple(steps)), key="comp_pp_chart", **CHART)
     lessons.render(SLUG, "post-notice", first=float(answers[0]), eps=epsilon, asks=1 + extra,
-                   total=total, shown=f"{shown:.2f}" + ("%" if "percent" in steps else ""))
+                   total=total, shown=f"{shown:.2f}{unit}")
 
 
 post_processing()

@@ -1,4 +1,281 @@
+"""Privacy in machine learning: membership inference, DP-GD with exact accounting, FedAvg."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
 import streamlit as st
 
+from dp import gaussian_composition_epsilon, gaussian_sigma, max_true_positive_rate
+from dp.learning import (
+    accuracy,
+    advantage_bound,
+    bayes_accuracy,
+    confidence,
+    dp_gd_mu,
+    dp_gd_sigma,
+    fedavg,
+    gaussian_advantage_bound,
+    gaussian_tradeoff,
+    mean_and_se,
+    membership_scores,
+    shadow_attack,
+    synthetic_data,
+    train_dp_gd,
+    train_logistic,
+)
+from ui import lessons
+from ui.charts import machine_learning as charts
+from ui.params import EPSILONS, choice_slider, epsilon_slider
+from ui.seeds import demo_seed, resample_button
+
+SLUG = "machine-learning"
+CHART = {"width": "stretch", "config": {"displaylogo": False}}
+
+# The population: x ~ N(0, I_d), y ~ Bernoulli(σ(w*·x)), ‖w*‖ = SIGNAL.
+SIGNAL = 3.0
+DELTA = 1e-5
+N_OPTIONS = [25, 50, 100, 200, 500, 1000]
+D_OPTIONS = [5, 10, 20, 50]
+L2_OPTIONS = [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0]
+POOL = 2000  # members (and as many non-members) per experiment, over all repeats
+MIN_REPEATS = 8  # half shadow models, half targets
+
+# DP-GD: the ε slider's options are also the sweep's grid, so moving ε never retrains.
+DP_EPSILONS = [e for e in EPSILONS if e >= 0.1] + [20.0, 50.0]
+CLIP_OPTIONS = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
+EPOCH_OPTIONS = [1, 2, 5, 10, 20, 50, 100]
+
+# FedAvg: K clients with RECORDS_PER_CLIENT records each, all clients in every round.
+CLIENT_OPTIONS = [10, 20, 50, 100, 200, 500]
+LOCAL_EPOCH_OPTIONS = [1, 2, 5, 10]
+RECORDS_PER_CLIENT = 20
+ROUNDS = 10
+UPDATE_CLIP = 1.0
+FED_REPEATS = 3
+FED_TEST = 2000
+
+
+def repeats(n: int) -> int:
+    """Independent models per experiment: enough for POOL members, and at least MIN_REPEATS."""
+    return max(MIN_REPEATS, math.ceil(POOL / n))
+
+
+def _population(n: int, d: int, seed: list) -> tuple[np.ndarray, ...]:
+    """R data sets of 2n records: the first n train the model (members), the rest do not."""
+    rng = np.random.default_rng(seed)
+    X, y = synthetic_data(2 * n, d, rng, signal=SIGNAL, batch=repeats(n))
+    return X[..., :n, :], y[..., :n], X[..., n:, :], y[..., n:]
+
+
+def _evaluate(w, members_x, members_y, others_x, others_y) -> dict:
+    """Accuracy (mean and SE over repeats) and the shadow-model attack, for weights (R, d)."""
+    test, test_se = mean_and_se(accuracy(w, others_x, others_y))
+    attack = shadow_attack(membership_scores(w, members_x, members_y),
+                           membership_scores(w, others_x, others_y))
+    return {"train": float(accuracy(w, members_x, members_y).mean()), "test": float(test),
+            "test_se": float(test_se), **attack}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def nonprivate_run(n: int, d: int, l2: float, seed: list) -> dict:
+    members_x, members_y, others_x, others_y = _population(n, d, seed)
+    w = train_logistic(members_x, members_y, l2)
+    half = repeats(n) // 2  # the histogram shows the target models, like the ROC
+    return {**_evaluate(w, members_x, members_y, others_x, others_y),
+            "conf_members": confidence(w[half:], members_x[half:], members_y[half:]),
+            "conf_others": confidence(w[half:], others_x[half:], others_y[half:])}
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def dp_sweep(n: int, d: int, clip: float, epochs: int, data_seed: list, noise_seed: list) -> dict:
+    """DP-GD at every ε of the slider, plus the same steps without noise, on the same data."""
+    members_x, members_y, others_x, others_y = _population(n, d, data_seed)
+    sigmas = [dp_gd_sigma(eps, DELTA, clip, epochs) for eps in DP_EPSILONS] + [0.0]
+    weights = train_dp_gd(members_x, members_y, np.array(sigmas), clip, epochs,
+                          np.random.default_rng(noise_seed))
+    runs = [_evaluate(weights[:, j], members_x, members_y, others_x, others_y)
+            for j in range(len(sigmas))]
+    return {"sigmas": sigmas, "runs": runs[:-1], "noiseless": runs[-1]}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def federated_run(d: int, clients: int, local_epochs: int, epsilon: float, seed: list) -> dict:
+    rng = np.random.default_rng(seed)
+    X, y = synthetic_data(RECORDS_PER_CLIENT, d, rng, signal=SIGNAL, batch=(FED_REPEATS, clients))
+    test_x, test_y = synthetic_data(FED_TEST, d, rng, signal=SIGNAL, batch=FED_REPEATS)
+    sigma = dp_gd_sigma(epsilon, DELTA, UPDATE_CLIP, ROUNDS)
+    curves, spread = {}, {}
+    for name, place in (("no noise", "none"), ("central DP", "central"), ("local DP", "local")):
+        history = fedavg(X, y, ROUNDS, local_epochs, UPDATE_CLIP, sigma, place, rng)
+        acc = accuracy(history, test_x[:, None], test_y[:, None])  # (repeats, rounds + 1)
+        curves[name], spread[name] = mean_and_se(acc)
+    return {"sigma": sigma, "curves": curves, "spread": spread}
+
+
 st.title("Privacy in machine learning")
-st.write("Being written.")
+lessons.render(SLUG, "hook")
+lessons.quiz(SLUG, "overfit")
+
+# --- 1. The attack ------------------------------------------------------------------------
+
+st.header("1. Membership inference: the model remembers")
+lessons.render(SLUG, "attack-intro")
+controls, plots = st.columns([1, 2], gap="large")
+with controls:
+    n = choice_slider("n (training records)", N_OPTIONS, 100, "ml_n",
+                      help="How many records the model is trained on.")
+    d = choice_slider("d (features = model weights)", D_OPTIONS, 20, "ml_d",
+                      help="More weights let the model fit, and remember, more.")
+    l2 = choice_slider("λ (ridge penalty of the non-private model)", L2_OPTIONS, 0.001, "ml_l2",
+                       help="Regularisation: larger λ keeps the weights smaller.")
+    resample_button("ml_data", "🎲 New training data")
+base = nonprivate_run(n, d, l2, demo_seed("ml_data"))
+with controls:
+    left, right = st.columns(2)
+    left.metric("Training accuracy", f"{base['train']:.0%}")
+    right.metric("Test accuracy", f"{base['test']:.0%}")
+    left, right = st.columns(2)
+    left.metric("Attack TPR", f"{base['tpr']:.0%}", help="Members the attack flags.")
+    right.metric("Attack FPR", f"{base['fpr']:.0%}", help="Non-members it flags by mistake.")
+with plots:
+    hist, roc = st.tabs(["Confidence", "Attack (ROC curve)"])
+    with hist:
+        st.plotly_chart(charts.confidence_chart(base["conf_members"], base["conf_others"]),
+                        key="ml_conf_chart", **CHART)
+    with roc:
+        st.plotly_chart(charts.roc_chart(base["roc_fpr"], base["roc_tpr"],
+                                         title="Membership attack on the non-private model",
+                                         point=(base["tpr"], base["fpr"])),
+                        key="ml_roc_chart", **CHART)
+lessons.render(SLUG, "attack-notice", n=n, d=d, l2=l2, train=100 * base["train"],
+               test=100 * base["test"], gap=100 * (base["train"] - base["test"]),
+               tpr=100 * base["tpr"], fpr=100 * base["fpr"], adv=base["advantage"],
+               adv_se=base["advantage_se"], models=repeats(n), half=repeats(n) // 2)
+
+# --- 2. DP-GD -----------------------------------------------------------------------------
+
+st.header("2. Training with differential privacy: DP-GD")
+lessons.render(SLUG, "dpgd-intro")
+
+
+@st.fragment
+def dp_training(n: int, d: int, l2: float) -> None:
+    controls, plot = st.columns([1, 2], gap="large")
+    with controls:
+        epsilon = epsilon_slider("ml_eps", 1.0, DP_EPSILONS)
+        clip = choice_slider("C (clip norm per example)", CLIP_OPTIONS, 1.0, "ml_clip",
+                             help="Every per-example gradient is scaled down to length ≤ C.")
+        epochs = choice_slider("T (epochs = full-batch steps)", EPOCH_OPTIONS, 20, "ml_epochs",
+                               help="Each epoch is one noisy gradient step on all n records.")
+        resample_button("ml_dp", "🎲 New noise")
+    sweep = dp_sweep(n, d, clip, epochs, demo_seed("ml_data"), demo_seed("ml_dp"))
+    base = nonprivate_run(n, d, l2, demo_seed("ml_data"))
+    index = DP_EPSILONS.index(epsilon)
+    run, sigma = sweep["runs"][index], sweep["sigmas"][index]
+    mu = dp_gd_mu(sigma, epochs, clip)
+    fpr = run["roc_fpr"]
+    bound_x = np.union1d(fpr, [(1 - DELTA) / (math.exp(epsilon) + 1)])  # + the bound's kink
+    bound = (bound_x, max_true_positive_rate(bound_x, epsilon, DELTA), f"({epsilon:g}, 10⁻⁵)-DP bound")
+    grid = np.linspace(0, 1, 201)
+    exact = (grid, gaussian_tradeoff(grid, mu), f"exact Gaussian limit (μ = {mu:.2f})")
+    op_bound = max_true_positive_rate(run["fpr"], epsilon, DELTA)
+    with controls:
+        lessons.render(SLUG, "dpgd-formulas", eps=epsilon, clip=clip, epochs=epochs, n=n,
+                       sigma1=gaussian_sigma(2 * clip, epsilon, DELTA), sigma=sigma,
+                       sigma_mean=sigma / n, sens=2 * clip, sens_mean=2 * clip / n,
+                       check=gaussian_composition_epsilon(sigma, epochs, DELTA, 2 * clip), mu=mu)
+        left, right = st.columns(2)
+        left.metric("Test accuracy", f"{run['test']:.0%}",
+                    delta=f"{100 * (run['test'] - base['test']):+.0f} pts vs non-private",
+                    delta_color="off")
+        right.metric("Attack advantage", f"{run['advantage']:.3f}",
+                     delta=f"cap {advantage_bound(epsilon, DELTA):.3f}", delta_color="off")
+    with plot:
+        st.plotly_chart(charts.roc_chart(fpr, run["roc_tpr"], title="Membership attack on DP-GD",
+                                         attack_name=f"attack on DP-GD (ε = {epsilon:g})",
+                                         baseline=(base["roc_fpr"], base["roc_tpr"],
+                                                   "attack on the non-private model"),
+                                         bound=bound, exact=exact,
+                                         point=(run["tpr"], run["fpr"])),
+                        key="ml_dp_roc", **CHART)
+    values = {"eps": epsilon, "tpr": 100 * run["tpr"], "fpr": 100 * run["fpr"],
+              "op_bound": 100 * op_bound, "adv": run["advantage"], "adv_se": run["advantage_se"],
+              "cap": advantage_bound(epsilon, DELTA), "exact_cap": gaussian_advantage_bound(mu),
+              "base_adv": base["advantage"], "test": 100 * run["test"],
+              "base_test": 100 * base["test"], "noiseless_test": 100 * sweep["noiseless"]["test"],
+              "noiseless_adv": sweep["noiseless"]["advantage"], "n": n, "clip": clip,
+              "epochs": epochs}
+    lessons.render(SLUG, "dpgd-notice", **values)
+    if run["tpr"] > op_bound:  # sampling noise only: say so rather than hide it
+        st.info(lessons.section_text(SLUG, "dpgd-above-bound", **values))
+
+    st.subheader("Accuracy and membership inference against ε")
+    lessons.render(SLUG, "sweep-intro", clip=clip, epochs=epochs, n=n)
+    runs = sweep["runs"]
+    acc_plot, adv_plot = st.columns(2, gap="large")
+    with acc_plot:
+        st.plotly_chart(charts.accuracy_sweep_chart(
+            DP_EPSILONS, [r["test"] for r in runs], [r["test_se"] for r in runs],
+            nonprivate=base["test"], noiseless=sweep["noiseless"]["test"],
+            bayes=bayes_accuracy(SIGNAL), current=epsilon), key="ml_sweep_acc", **CHART)
+    with adv_plot:
+        st.plotly_chart(charts.advantage_sweep_chart(
+            DP_EPSILONS, [r["advantage"] for r in runs], [r["advantage_se"] for r in runs],
+            cap=[advantage_bound(e, DELTA) for e in DP_EPSILONS],
+            exact_cap=[gaussian_advantage_bound(dp_gd_mu(s, epochs, clip)) for s in sweep["sigmas"][:-1]],
+            nonprivate=base["advantage"], current=epsilon), key="ml_sweep_adv", **CHART)
+    closest = next((e for e, r in zip(DP_EPSILONS, runs, strict=True)
+                    if r["test"] >= base["test"] - 0.02), None)
+    lessons.render(SLUG, "sweep-notice-reached" if closest else "sweep-notice-not-reached",
+                   closest=closest or 0.0, n=n, base_test=100 * base["test"],
+                   noiseless_test=100 * sweep["noiseless"]["test"],
+                   small_test=100 * runs[0]["test"], small_eps=DP_EPSILONS[0])
+
+
+dp_training(n, d, l2)
+lessons.quiz(SLUG, "tpr-cap")
+lessons.quiz(SLUG, "more-epochs")
+lessons.render(SLUG, "dpgd-details")
+
+# --- 3. Federated averaging ---------------------------------------------------------------
+
+st.header("3. Federated averaging: where does the noise go?")
+lessons.render(SLUG, "fed-intro", m=RECORDS_PER_CLIENT, rounds=ROUNDS, clip=UPDATE_CLIP)
+lessons.quiz(SLUG, "local-vs-central")
+
+
+@st.fragment
+def federated(d: int) -> None:
+    controls, plot = st.columns([1, 2], gap="large")
+    with controls:
+        epsilon = epsilon_slider("ml_fed_eps", 1.0, DP_EPSILONS)
+        clients = choice_slider("K (clients)", CLIENT_OPTIONS, 100, "ml_fed_k",
+                                help=f"Each client holds {RECORDS_PER_CLIENT} records.")
+        local_epochs = choice_slider("E (local epochs per round)", LOCAL_EPOCH_OPTIONS, 5,
+                                     "ml_fed_e", help="E = 1 is FedSGD: one gradient step per round.")
+        resample_button("ml_fed", "🎲 New clients and noise")
+    result = federated_run(d, clients, local_epochs, epsilon, demo_seed("ml_fed"))
+    curves = result["curves"]
+    final = {name: float(values[-1]) for name, values in curves.items()}
+    with controls:
+        cols = st.columns(3)
+        for col, (name, value) in zip(cols, final.items(), strict=True):
+            col.metric(name, f"{value:.0%}")
+    with plot:
+        st.plotly_chart(charts.fedavg_chart(np.arange(ROUNDS + 1), curves, result["spread"],
+                                            bayes_accuracy(SIGNAL)), key="ml_fed_chart", **CHART)
+    sigma = result["sigma"]
+    lessons.render(SLUG, "fed-notice", eps=epsilon, k=clients, e=local_epochs, sigma=sigma,
+                   central=sigma / clients, local=sigma / math.sqrt(clients),
+                   ratio=math.sqrt(clients), none_acc=100 * final["no noise"],
+                   central_acc=100 * final["central DP"], local_acc=100 * final["local DP"],
+                   records=clients * RECORDS_PER_CLIENT, rounds=ROUNDS)
+
+
+federated(d)
+
+st.header("Takeaways")
+lessons.render(SLUG, "takeaways")
+lessons.render(SLUG, "reading")

@@ -90,6 +90,13 @@ def confidence(w, X, y) -> np.ndarray:
     return expit(np.where(np.asarray(y) == 1, 1.0, -1.0) * _logits(w, X))
 
 
+def membership_scores(w, X, y) -> np.ndarray:
+    """The attack's score: the margin s·(w·x), s = ±1 for y = 1/0, i.e. the log-odds of
+    `confidence`. Thresholding it is thresholding the confidence, without the ties that
+    σ(t) rounding to exactly 1.0 would create for very confident predictions."""
+    return np.where(np.asarray(y) == 1, 1.0, -1.0) * _logits(w, X)
+
+
 def accuracy(w, X, y) -> np.ndarray:
     """Share of records whose predicted label (σ(w·x) > ½) is the true one. Shape (...)."""
     return np.mean((_logits(w, X) > 0) == (np.asarray(y) == 1), axis=-1)
@@ -291,6 +298,45 @@ def attack_rates(member_scores, nonmember_scores, threshold) -> tuple[float, flo
     return float(np.mean(members >= threshold)), float(np.mean(others >= threshold))
 
 
+def mean_and_se(values, axis=0) -> tuple[np.ndarray, np.ndarray]:
+    """Mean over independent repeats and its standard error sd/√R (sample sd, ddof = 1)."""
+    values = check.finite_array("values", values)
+    repeats = values.shape[axis]
+    if repeats < 2:
+        raise ValueError("values needs at least 2 repeats along axis")
+    return values.mean(axis=axis), values.std(axis=axis, ddof=1) / math.sqrt(repeats)
+
+
+def shadow_attack(member_scores, nonmember_scores) -> dict:
+    """The membership attack end to end, on R independently trained models (rows).
+
+    Shokri et al. 2017's shadow models, in their simplest form: the attacker trains the first
+    ⌊R/2⌋ models itself, on data from the same population, where it knows who is a member,
+    and picks the threshold τ with the best TPR − FPR there (`best_threshold`). It then
+    attacks the other models with that fixed τ. Fixing τ before the attack keeps the measured
+    rates unbiased: picking the best τ on the target itself would flatter the attacker.
+
+    member_scores and nonmember_scores are (R, n), R ≥ 4. Returns the threshold, the target's
+    TPR, FPR and advantage TPR − FPR (with its standard error over the target models), and
+    the target's whole ROC curve (roc_fpr, roc_tpr) for plotting.
+    """
+    members = check.finite_array("member_scores", member_scores)
+    others = check.finite_array("nonmember_scores", nonmember_scores)
+    if members.ndim != 2 or others.ndim != 2 or members.shape[0] != others.shape[0]:
+        raise ValueError("member_scores and nonmember_scores must be (R, n) arrays with the same R")
+    if members.shape[0] < 4:
+        raise ValueError("shadow_attack needs R ≥ 4 models: half shadow, half target")
+    half = members.shape[0] // 2
+    threshold = best_threshold(members[:half], others[:half])
+    tpr_each = np.mean(members[half:] >= threshold, axis=1)
+    fpr_each = np.mean(others[half:] >= threshold, axis=1)
+    advantage, advantage_se = mean_and_se(tpr_each - fpr_each)
+    roc_fpr, roc_tpr = membership_roc(members[half:], others[half:])
+    return {"threshold": threshold, "tpr": float(tpr_each.mean()), "fpr": float(fpr_each.mean()),
+            "advantage": float(advantage), "advantage_se": float(advantage_se),
+            "roc_fpr": roc_fpr, "roc_tpr": roc_tpr}
+
+
 def advantage_bound(epsilon, delta=0.0) -> float:
     """The largest TPR − FPR any membership test can reach against an (ε, δ)-DP model:
 
@@ -372,8 +418,8 @@ def fedavg(X, y, rounds, local_epochs, update_clip, sigma, noise, rng,
     for _ in range(rounds):
         local = np.broadcast_to(w[..., None, :], (*w.shape[:-1], k, d))
         for _ in range(local_epochs):
-            residuals = expit(_logits(local, X)) - y
-            local = local - learning_rate * (residuals[..., None, :] @ X)[..., 0, :] / m
+            residuals = expit(np.einsum("...md,...d->...m", X, local)) - y
+            local = local - learning_rate * np.einsum("...m,...md->...d", residuals, X) / m
         updates = _clip_vectors(local - w[..., None, :], update_clip)
         if noise == "local":
             updates = updates + sigma * rng.standard_normal(updates.shape)

@@ -38,9 +38,9 @@ def _clean(at):
     return at
 
 
-def _ask(at, question: str, epsilon: str, button: str = "budget_game_ask"):
+def _ask(at, question: str, epsilon: float, button: str = "budget_game_ask"):
     at.selectbox(key="budget_game_q").set_value(question)
-    at.select_slider(key="budget_game_eps").set_value(epsilon)
+    at.select_slider(key="budget_game_eps").set_value(float(epsilon))
     at.button(key=button).click()
     return _clean(at.run())
 
@@ -65,11 +65,11 @@ def test_defaults_reproduce_the_blog_figure(session):
 
 
 def test_attack_epsilon_moves_the_formula(session):
-    session.select_slider(key="budget_avg_eps").set_value("1")
+    session.select_slider(key="budget_avg_eps").set_value(1.0)
     _clean(session.run())
     assert _metric(session, "formula: m*") == str(averaging_attack_queries(1.0)) == "31"
     assert "Set ε to 0.5" in _texts(session)
-    session.select_slider(key="budget_avg_eps").set_value("0.5")
+    session.select_slider(key="budget_avg_eps").set_value(0.5)
     _clean(session.run())
 
 
@@ -112,7 +112,7 @@ def test_two_sessions_do_not_share_a_budget():
 def test_budget_is_locked_once_spent_and_reveal_ends_the_game():
     at = _clean(app_test(LESSON))
     _ask(at, "over_65", "0.5")
-    at.select_slider(key="budget_game_total").set_value("10")
+    at.select_slider(key="budget_game_total").set_value(10.0)
     _clean(at.run())
     assert any("cannot be raised" in i.value for i in at.info)
     assert _metric(at, "remaining") == "0.5"
