@@ -33,10 +33,11 @@ K_OPTIONS = [int(k) for k in log_options(1, K_MAX, 3)]  # 1, 2, 5, 10, …, 10�
 # The cheap bounds on ~45 log-spaced k; they include every k the slider offers.
 DENSE_KS = tuple(sorted({*np.unique(np.round(np.logspace(0, 4, 41))).astype(int).tolist(),
                          *K_OPTIONS}))
-# The exact Laplace accountant costs ~100·k grid points beyond k ≈ 650, so it runs on the
-# slider's 13 values only, and the three largest (~80% of the work) are drawn second.
+# The exact Laplace accountant works on ~100·k grid points beyond k ≈ 650 (k = 10⁴ alone
+# takes ~0.1 s), so it runs on a sparse grid: the points up to 1000 are drawn first, the
+# costly ones second. k = 5000 (another ~0.05 s) is only computed when it is your k.
 LAPLACE_FAST = tuple(k for k in K_OPTIONS if k <= 1000)
-LAPLACE_SLOW = tuple(k for k in K_OPTIONS if k > 1000)
+LAPLACE_SLOW = (2000, K_MAX)
 SIGMAS = log_options(0.5, 200, 6)
 PURE, GAUSS = "ε-DP queries (Laplace)", "Gaussian queries (σ)"
 GROUP_SIZES = list(range(1, 21))
@@ -72,6 +73,16 @@ def gauss_curves(sigma: float, delta: float) -> dict:
     return gaussian_curves(sigma, DENSE_KS, delta)
 
 
+def laplace_points(epsilon: float, delta: float, k: int) -> tuple[list[int], np.ndarray]:
+    """The exact Laplace curve on its grid, plus your k if it is not on the grid."""
+    ks = sorted({*LAPLACE_FAST, *LAPLACE_SLOW, k})
+    values = {**dict(zip(LAPLACE_FAST, laplace_values(epsilon, delta, LAPLACE_FAST), strict=True)),
+              **dict(zip(LAPLACE_SLOW, laplace_values(epsilon, delta, LAPLACE_SLOW), strict=True))}
+    if k not in values:
+        values[k] = laplace_values(epsilon, delta, (k,))[0]
+    return ks, np.array([values[x] for x in ks])
+
+
 def at_k(ks, values, k: int) -> float:
     return float(np.asarray(values)[list(ks).index(k)])
 
@@ -81,12 +92,11 @@ def at_k(ks, values, k: int) -> float:
 @st.cache_resource(max_entries=64, show_spinner=False)
 def pure_figure(epsilon: float, delta: float, k: int, complete: bool):
     """The ε-DP comparison; without `complete`, the exact Laplace curve stops at k = 1000."""
-    base, fast = pure_curves(epsilon, delta), laplace_values(epsilon, delta, LAPLACE_FAST)
+    base = pure_curves(epsilon, delta)
     if complete:
-        slow = laplace_values(epsilon, delta, LAPLACE_SLOW)
-        laplace_ks, laplace = K_OPTIONS, np.concatenate([fast, slow])
+        laplace_ks, laplace = laplace_points(epsilon, delta, k)
     else:
-        laplace_ks, laplace = LAPLACE_FAST, fast
+        laplace_ks, laplace = LAPLACE_FAST, laplace_values(epsilon, delta, LAPLACE_FAST)
     crossover = advanced_crossover(epsilon, delta)
     ks = np.array(DENSE_KS)
     return charts.composition_chart([
@@ -169,14 +179,13 @@ def compare():
         slot.plotly_chart(pure_figure(epsilon, delta, k, True), key="comp_chart", **CHART)
         seen.add((epsilon, delta))
         base = pure_curves(epsilon, delta)
-        laplace = np.concatenate([laplace_values(epsilon, delta, LAPLACE_FAST),
-                                  laplace_values(epsilon, delta, LAPLACE_SLOW)])
+        laplace_ks, laplace = laplace_points(epsilon, delta, k)
         crossover = advanced_crossover(epsilon, delta)
         values = {"k": f"{k:,}", "eps": epsilon, "delta": f"{delta:g}", "kstar": crossover,
                   "basic": fmt(at_k(DENSE_KS, base["basic"], k)),
                   "advanced": fmt(at_k(DENSE_KS, base["advanced"], k)),
                   "optimal": fmt(at_k(DENSE_KS, base["optimal"], k)),
-                  "laplace": fmt(at_k(K_OPTIONS, laplace, k))}
+                  "laplace": fmt(at_k(laplace_ks, laplace, k))}
         lessons.render(SLUG, "numbers-pure", **values)
         if not np.isfinite(crossover):
             lessons.render(SLUG, "notice-pure-never", **values)

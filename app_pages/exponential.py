@@ -56,7 +56,7 @@ def radio(label: str, options, default, key: str, format_func=str) -> str:
 
 
 def fmt(x: float) -> str:
-    return f"{x:,.3g}" if abs(x) < 1e4 else f"{x:,.0f}"
+    return f"{x:.3g}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
 def table_editor(key: str, default: pd.DataFrame, column_config: dict) -> pd.DataFrame:

@@ -1,4 +1,291 @@
+"""Privacy for graphs: edge versus node privacy, the sensitivity table, a private triangle count."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
 import streamlit as st
 
-st.title("Privacy for graphs")
-st.write("Being written.")
+from dp import laplace_mechanism, laplace_scale
+from dp.graphs import (
+    QUERIES,
+    bound_failure_probability,
+    global_sensitivity,
+    graph_stats,
+    prefix,
+    preferential_attachment,
+    sensitivity_table,
+    triangle_bound,
+    triangle_mechanism,
+    triangle_mechanism_error,
+    triangle_releases,
+    worst_neighbour,
+)
+from ui import lessons
+from ui.audit import audit_panel
+from ui.charts import graphs as charts
+from ui.params import EPSILONS, choice_slider, delta_slider, epsilon_slider, range_slider
+from ui.seeds import demo_seed, resample_button
+
+SLUG = "graphs"
+TITLE = "Privacy for graphs"
+N_MAX = 2000  # the network is grown once to N_MAX; smaller n are its first n people
+POPULATIONS = [20, 50, 100, 200, 500, 1000, 2000]
+DRAW_MAX = 200  # the force layout is O(n²) per step, and a larger hairball says nothing
+TRIAD = [round(0.1 * i, 1) for i in range(11)]
+MECH_EPSILONS = [e for e in EPSILONS if 0.05 <= e <= 5]
+RUNS = 20_000  # releases of each mechanism per histogram
+BINS = 70
+NETWORK = "graphs_net"  # seed names (ui.seeds): the network, and the mechanism's noise
+NOISE = "graphs_noise"
+BOUND_NAMES = {"max_degree": "max degree d (the notes)", "max_common": "max common friends (tighter)"}
+LEVEL_TITLES = {"edge": "Edge privacy: one tie flipped", "node": "Node privacy: one person rewired"}
+CHART = {"width": "stretch", "config": {"displaylogo": False}}
+
+
+# ---------------------------------------------------------------- cached computations
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _network(ties: int, triad_p: float, seed: list) -> np.ndarray:
+    """The whole grown network (N_MAX people); every n on the page is a prefix of it."""
+    return preferential_attachment(N_MAX, ties, np.random.default_rng(seed), triad_p)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _graph(n: int, ties: int, triad_p: float, seed: list):
+    stats = graph_stats(n, prefix(_network(ties, triad_p, seed), n))
+    return stats, sensitivity_table(stats)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _layout(n: int, ties: int, triad_p: float, seed: list) -> np.ndarray:
+    return charts.spring_layout(n, _graph(n, ties, triad_p, seed)[0].edges)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _bounds_by_n(ties: int, triad_p: float, seed: list) -> dict[str, list[int]]:
+    """B(G) for each bound, on the network at each n of POPULATIONS."""
+    network = _network(ties, triad_p, seed)
+    stats = [graph_stats(n, prefix(network, n)) for n in POPULATIONS]
+    return {bound: [triangle_bound(s, bound) for s in stats] for bound in BOUND_NAMES}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _neighbour(n: int, ties: int, triad_p: float, seed: list, query: str, level: str) -> dict:
+    """The neighbour of the current graph that moves `query` the most, and what changed."""
+    stats, _ = _graph(n, ties, triad_p, seed)
+    new_edges, change = worst_neighbour(stats, query, level)
+    after = graph_stats(n, new_edges)
+    old = {tuple(e) for e in stats.edges.tolist()}
+    new = {tuple(e) for e in np.sort(new_edges, axis=1).tolist()}
+    return {"change": change, "before": stats.value(query), "after": after.value(query),
+            "added": sorted(new - old), "removed": sorted(old - new),
+            "people": [change[1], change[2]] if change[0] == "flip" else [change[1]],
+            "bounds": {bound: triangle_bound(after, bound) for bound in BOUND_NAMES}}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _releases(n: int, triangles: int, bound: int, epsilon: float, delta: float, seed: list) -> dict:
+    """RUNS releases of the (2ε, δ) mechanism and of naive Laplace at the same total 2ε."""
+    rng = np.random.default_rng(seed)
+    d_hat, release = triangle_mechanism(triangles, bound, epsilon, delta, rng, size=RUNS)
+    sensitivity = global_sensitivity("triangles", "edge", n)  # n − 2
+    naive = laplace_mechanism(np.full(RUNS, float(triangles)), sensitivity, 2 * epsilon, rng)
+    spread = max(np.quantile(np.abs(release - triangles), 0.99),
+                 np.quantile(np.abs(naive - triangles), 0.99), 1.0)
+    edges = np.linspace(triangles - spread, triangles + spread, BINS + 1)
+    return {"d_hat": float(d_hat[0]), "release": float(release[0]), "naive": float(naive[0]),
+            "naive_b": laplace_scale(sensitivity, 2 * epsilon), "edges": edges,
+            "mech_hist": np.histogram(release, edges)[0], "naive_hist": np.histogram(naive, edges)[0],
+            "mech_error": float(np.mean(np.abs(release - triangles))),
+            "naive_error": float(np.mean(np.abs(naive - triangles))),
+            "failures": int(np.sum(d_hat < bound))}
+
+
+def _beyond(outputs: np.ndarray, start: float, direction: float) -> np.ndarray:
+    """The audit's event: releases past `start`, on the side `direction` points to."""
+    return (np.asarray(outputs) - start) * direction > 0
+
+
+# ---------------------------------------------------------------- page
+
+st.title(TITLE)
+lessons.render(SLUG, "hook")
+
+st.header("1. A social network")
+lessons.render(SLUG, "network-intro")
+controls, plot = st.columns([1, 2], gap="large")
+with controls:
+    n = choice_slider("n (people in the network)", POPULATIONS, 200, "graphs_n",
+                      help="Each step adds newcomers to the same network.")
+    ties = range_slider("Ties each newcomer makes", 1, 8, 3, "graphs_ties",
+                        help="The average degree is about twice this.")
+    triad_p = choice_slider("Chance a further tie goes to a friend of a friend", TRIAD, 0.5,
+                            "graphs_triad", help="Triad closure: each such tie closes a triangle.")
+    resample_button(NETWORK, "🎲 Grow a new network")
+seed = demo_seed(NETWORK)
+stats, table = _graph(n, ties, triad_p, seed)
+d = stats.max_degree
+hubs = np.flatnonzero(stats.degrees == d)
+drawn = n <= DRAW_MAX
+with controls:
+    top, bottom = st.columns(2), st.columns(2)
+    top[0].metric("Ties, m", f"{stats.m:,}")
+    top[1].metric("Max degree, d", f"{d:,}")
+    bottom[0].metric("Triangles, T", f"{stats.triangles:,}")
+    bottom[1].metric("Mean degree", f"{2 * stats.m / n:.1f}")
+with plot:
+    if drawn:
+        st.plotly_chart(charts.graph_chart(_layout(n, ties, triad_p, seed), stats.edges, stats.degrees,
+                                           f"The network: {n:,} people, {stats.m:,} ties",
+                                           highlight=hubs, highlight_name=f"max degree d = {d}"),
+                        key="graphs_network", **CHART)
+    else:
+        st.plotly_chart(charts.degree_chart(stats.degrees), key="graphs_degrees", **CHART)
+        st.info(lessons.section_text(SLUG, "too-big-to-draw", n=n, limit=DRAW_MAX))
+network_values = {"n": n, "m": stats.m, "d": d, "T": stats.triangles, "hubs": len(hubs),
+                  "mean": 2 * stats.m / n, "ratio": d / (2 * stats.m / n), "ties": ties,
+                  "lonely": int(stats.degrees.min())}
+if drawn:
+    left, right = st.columns([2, 1], gap="large")
+    with left:
+        st.plotly_chart(charts.degree_chart(stats.degrees), key="graphs_degrees", **CHART)
+    with right:
+        lessons.render(SLUG, "notice-network", **network_values)
+else:
+    lessons.render(SLUG, "notice-network", **network_values)
+
+
+st.header("2. Edge privacy versus node privacy")
+lessons.render(SLUG, "neighbours")
+lessons.quiz(SLUG, "who-is-protected")
+
+
+@st.fragment
+def side_by_side(n: int, ties: int, triad_p: float, seed: list) -> None:
+    lessons.render(SLUG, "side-by-side-intro")
+    query = st.radio("Count to move as far as possible", QUERIES, index=2, horizontal=True,
+                     format_func=charts.QUERY_NAMES.get, key="graphs_query", bind="query-params")
+    stats, _ = _graph(n, ties, triad_p, seed)
+    drawn = n <= DRAW_MAX
+    changes = {level: _neighbour(n, ties, triad_p, seed, query, level) for level in ("edge", "node")}
+    for column, (level, change) in zip(st.columns(2, gap="large"), changes.items(), strict=True):
+        with column:
+            st.subheader(LEVEL_TITLES[level])
+            st.metric(f"{charts.QUERY_NAMES[query]}: G → G′",
+                      f"{change['before']:,} → {change['after']:,}",
+                      f"{change['after'] - change['before']:+,}", delta_color="off")
+            if drawn:
+                st.plotly_chart(charts.graph_chart(
+                    _layout(n, ties, triad_p, seed), stats.edges, stats.degrees, "G′ drawn over G",
+                    highlight=change["people"], highlight_name="the change is about",
+                    added=change["added"], removed=change["removed"], height=420),
+                    key=f"graphs_neighbour_{level}", **CHART)
+    edge, node = changes["edge"], changes["node"]
+    lessons.render(SLUG, f"notice-{query}", n=n, d=stats.max_degree,
+                   edge_change=abs(edge["after"] - edge["before"]),
+                   node_change=abs(node["after"] - node["before"]),
+                   node_added=len(node["added"]), node_removed=len(node["removed"]),
+                   person=node["change"][1], u=edge["change"][1], v=edge["change"][2])
+
+
+side_by_side(n, ties, triad_p, seed)
+
+
+st.header("3. The sensitivity table")
+lessons.render(SLUG, "table-intro")
+lessons.quiz(SLUG, "triangle-gs")
+st.dataframe(charts.sensitivity_rows(table, n, d), hide_index=True, width="stretch")
+left, right = st.columns([3, 2], gap="large")
+with left:
+    st.plotly_chart(charts.sensitivity_chart(table), key="graphs_sensitivities", **CHART)
+with right:
+    tri = table["triangles"]
+    lessons.render(SLUG, "notice-table", n=n, d=d, ls_edge=tri["ls_edge"], gs_edge=tri["gs_edge"],
+                   ls_node=tri["ls_node"], gs_node=tri["gs_node"], m=stats.m,
+                   edges_node=table["edges"]["ls_node"], maxdeg_node=table["max_degree"]["ls_node"],
+                   times=tri["gs_edge"] / max(tri["ls_edge"], 1))
+
+
+st.header("4. A private triangle count")
+lessons.render(SLUG, "mechanism-intro")
+lessons.quiz(SLUG, "why-noisy-bound")
+
+
+@st.fragment
+def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
+    stats, table = _graph(n, ties, triad_p, seed)
+    controls, plot = st.columns([1, 2], gap="large")
+    with controls:
+        epsilon = epsilon_slider("graphs_eps", 1.0, MECH_EPSILONS,
+                                 label="ε for each step (total 2ε)")
+        delta = delta_slider("graphs_delta", 1e-6)
+        bound = st.radio("Bound B(G) on how much one tie moves T", list(BOUND_NAMES),
+                         format_func=BOUND_NAMES.get, key="graphs_bound", bind="query-params")
+        resample_button(NOISE, "🎲 Release again")
+    b_value = triangle_bound(stats, bound)
+    draws = _releases(n, stats.triangles, b_value, epsilon, delta, demo_seed(NOISE))
+    shift = np.log(1 / delta) / epsilon
+    values = {"n": n, "T": stats.triangles, "d": stats.max_degree, "B": b_value, "eps": epsilon,
+              "eps2": 2 * epsilon, "delta": delta, "shift": shift, "d_hat": draws["d_hat"],
+              "scale": max(draws["d_hat"], 0) / epsilon, "release": draws["release"],
+              "naive": draws["naive"], "naive_b": draws["naive_b"], "gs": n - 2,
+              "bound_name": BOUND_NAMES[bound],
+              "mech_error": triangle_mechanism_error(b_value, epsilon, delta),
+              "naive_error": draws["naive_b"], "mech_seen": draws["mech_error"],
+              "naive_seen": draws["naive_error"], "runs": RUNS, "failures": draws["failures"],
+              "fail_p": bound_failure_probability(epsilon, delta), "ls": table["triangles"]["ls_edge"],
+              "shift_per_decade": np.log(10) / epsilon, "one_over_m": 1 / max(stats.m, 1)}
+    with controls:
+        lessons.render(SLUG, "mechanism-numbers", **values)
+    with plot:
+        st.plotly_chart(charts.release_chart(
+            draws["edges"], draws["mech_hist"], draws["naive_hist"], stats.triangles,
+            f"(2ε, δ) mechanism, B = {b_value}", f"naive Laplace, b = {draws['naive_b']:,.3g}"),
+            key="graphs_releases", **CHART)
+    bounds = _bounds_by_n(ties, triad_p, seed)
+    naive_n = np.geomspace(POPULATIONS[0], POPULATIONS[-1], 60)
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        st.plotly_chart(charts.error_chart(
+            POPULATIONS, naive_n, (naive_n - 2) / (2 * epsilon),
+            [triangle_mechanism_error(b, epsilon, delta) for b in bounds["max_degree"]],
+            [triangle_mechanism_error(b, epsilon, delta) for b in bounds["max_common"]],
+            n, values["mech_error"]), key="graphs_errors", **CHART)
+    with right:
+        better = values["mech_error"] < values["naive_error"]
+        lessons.render(SLUG, "notice-mechanism-wins" if better else "notice-mechanism-loses",
+                       ratio=max(values["mech_error"], values["naive_error"])
+                       / min(values["mech_error"], values["naive_error"]), **values)
+    lessons.render(SLUG, "why-it-works", **values)
+    lessons.render(SLUG, "role-of-delta", **values)
+    lessons.quiz(SLUG, "delta-role")
+
+    with st.container(border=True):
+        st.subheader("Check the guarantee")
+        neighbour = _neighbour(n, ties, triad_p, seed, "triangles", "edge")
+        t, t_prime = stats.triangles, neighbour["after"]
+        direction = float(np.sign(t_prime - t))
+        lessons.render(SLUG, "audit", T=t, T_prime=t_prime, u=neighbour["change"][1],
+                       v=neighbour["change"][2], c=abs(t_prime - t), eps2=2 * epsilon,
+                       verb="adds" if t_prime >= t else "removes")
+        audit_panel(
+            "graphs_audit",
+            functools.partial(triangle_releases, triangles=t_prime,
+                              bound=neighbour["bounds"][bound], epsilon=epsilon, delta=delta),
+            functools.partial(triangle_releases, triangles=t, bound=b_value, epsilon=epsilon,
+                              delta=delta),
+            functools.partial(_beyond, start=float(t_prime), direction=direction),
+            promised_epsilon=2 * epsilon,
+            event_label=f"release {'>' if direction >= 0 else '<'} T(G′) = {t_prime:,}",
+            cache_key=("triangles", n, ties, triad_p, tuple(seed), bound, epsilon, delta),
+        )
+
+
+triangle_demo(n, ties, triad_p, seed)
+
+st.header("Takeaways")
+lessons.render(SLUG, "takeaways")
+lessons.render(SLUG, "reading")

@@ -1,4 +1,287 @@
+"""Local sensitivity and its traps: local against global sensitivity of a median, why noise
+scaled to local sensitivity leaks (with an audit that catches it), and the safe fixes:
+propose-test-release and smooth sensitivity, against the exponential mechanism."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
 import streamlit as st
 
+from dp import private_median
+from dp.local_sensitivity import (
+    EXAMPLE_SCORES,
+    SCORE_RANGE,
+    TRAP_CENTRE,
+    accuracy_sweep,
+    clipped_median,
+    distance_to_instability,
+    local_sensitivity_median,
+    median_after_replacing,
+    median_local_sensitivity,
+    median_sensitivity_at_distance,
+    median_smooth_sensitivity,
+    ptr_median,
+    ptr_pass_probability,
+    ptr_threshold,
+    reachable_medians,
+    smooth_sensitivity_median,
+    synthetic_scores,
+    trap_pair,
+)
+from dp.privacy_loss import laplace_density
+from ui import lessons
+from ui.audit import audit_panel
+from ui.charts import local_sensitivity as charts
+from ui.params import (
+    EPSILONS,
+    choice_slider,
+    delta_slider,
+    epsilon_slider,
+    note_if_ignored,
+    range_slider,
+    url_value,
+)
+from ui.seeds import demo_seed, resample_button, rng_for
+
+SLUG = "local-sensitivity"
+LO, HI = SCORE_RANGE
+DATASETS = {"spread": "Spread out", "bunched": "Bunched at the pass mark", "camps": "Two camps"}
+TRAP_SPREADS = [0, 0.5, 1, 2, 5, 10]
+TRAP_EPSILONS = [0.1, 0.2, 0.5, 1.0, 2.0, 3.0]
+TRAP_LS_PRIME = 28.0  # LS(D′) of dp.local_sensitivity.trap_pair, for every spread
+EVENT_SCALES, EVENT_CAP = 8, 35.0  # the audit's S: within 8 of D's noise scales of 60, at most 35
+RUG = 20  # sampled outputs per dataset under the trap chart
+AUDIT_MECHANISMS = {
+    "local": "median + Lap(LS/ε): the trap",
+    "smooth": "smooth sensitivity + Cauchy",
+    "ptr": "propose-test-release",
+    "exponential": "exponential mechanism",
+}
+AUDIT_BOUND, AUDIT_DELTA = 5.0, 1e-6  # PTR's proposed bound and δ in the audit
+CLASS_SIZES = [51, 101, 201, 501, 1001, 2001]
+SAFE_DELTAS = [1e-10, 1e-8, 1e-6, 1e-4, 1e-2]
+BOUNDS = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0]
+SWEEP_EPSILONS = np.unique(np.concatenate((np.geomspace(0.01, 10, 31), EPSILONS)))
+CHART = {"width": "stretch", "config": {"displaylogo": False}}
+
+
+def _radio(label: str, options: dict, default: str, key: str) -> str:
+    """A horizontal radio bound to the URL, with the same 'link value ignored' note as sliders."""
+    link_value = url_value(key)
+    value = st.radio(label, list(options), index=list(options).index(default), key=key,
+                     format_func=options.get, horizontal=True, bind="query-params")
+    note_if_ignored(key, label, link_value, value)
+    return value
+
+
+def _scores(values) -> str:
+    return " ".join(f"{v:g}" for v in values)
+
+
 st.title("Local sensitivity and its traps")
-st.write("Being written.")
+lessons.render(SLUG, "hook")
+st.info(lessons.section_text(SLUG, "neighbours"), icon="🤝")
+
+
+# --- 1. Local versus global sensitivity -----------------------------------------------------
+
+st.header("Local versus global sensitivity")
+lessons.render(SLUG, "local-intro")
+
+
+@st.fragment
+def local_vs_global() -> None:
+    controls, plot = st.columns([1, 2], gap="large")
+    with controls:
+        name = _radio("Eleven exam scores", DATASETS, "spread", "ls_data")
+        person = range_slider("Which student changes (1 = lowest score)", 1, 11, 6, "ls_person")
+        new_score = range_slider("Their new score", 0, 100, 90, "ls_new")
+    data = np.array(EXAMPLE_SCORES[name])
+    index = person - 1  # the example scores are sorted, so rank = position
+    changed = data.copy()
+    changed[index] = new_score
+    median, new_median = clipped_median(data, LO, HI), clipped_median(changed, LO, HI)
+    reach = reachable_medians(data, LO, HI)
+    local = median_local_sensitivity(data, LO, HI)
+    values = np.linspace(LO, HI, 201)
+    medians = median_after_replacing(data, index, values, LO, HI)
+    with plot:
+        st.plotly_chart(charts.strip_chart(data, changed, index, LO, HI, median, new_median, reach),
+                        key="ls_strip", **CHART)
+    with controls:
+        left, right = st.columns(2)
+        left.metric("Median of D", f"{median:g}")
+        right.metric("Median of D′", f"{new_median:g}", delta=f"{new_median - median:+g}",
+                     delta_color="off")
+        left.metric("Local LS(D)", f"{local:g}", help="The most one changed score can move the median "
+                                                      "of this dataset.")
+        right.metric("Global Δ", f"{HI - LO:g}", help="The most one changed score can move the median "
+                                                      "of any dataset of scores in 0–100.")
+    with plot:
+        st.plotly_chart(charts.replacement_chart(values, medians, new_score, new_median, median, reach,
+                                                 LO, HI), key="ls_ramp", **CHART)
+    facts = {"median": median, "new_median": new_median, "low": reach[0], "high": reach[1],
+             "local": local, "glob": HI - LO, "old": data[index], "new": new_score, "rank": person,
+             "own_low": float(medians.min()), "own_high": float(medians.max()),
+             "scores": _scores(data), "moved": abs(new_median - median)}
+    lessons.render(SLUG, "local-notice-zero" if local == 0 else "local-notice", **facts,
+                   ratio=(HI - LO) / local if local else 0.0)
+
+
+local_vs_global()
+
+
+# --- 2. The trap ------------------------------------------------------------------------------
+
+st.header("The trap: noise scaled to local sensitivity")
+lessons.render(SLUG, "trap-intro")
+lessons.quiz(SLUG, "zero-noise")
+
+
+def _trap_outputs(mechanism: str, data: tuple, epsilon: float, rng, n: int) -> np.ndarray:
+    """n outputs of one of the page's median mechanisms on `data` (a module-level sampler,
+    so ui.audit can cache on it)."""
+    data = np.asarray(data)
+    if mechanism == "local":
+        return local_sensitivity_median(data, LO, HI, epsilon, rng, size=n)
+    if mechanism == "smooth":
+        return smooth_sensitivity_median(data, LO, HI, epsilon, rng, size=n)
+    if mechanism == "ptr":
+        return ptr_median(data, LO, HI, epsilon, AUDIT_DELTA, AUDIT_BOUND, rng, size=n)
+    return private_median(data, LO, HI, epsilon, rng, size=n)
+
+
+def _within(radius: float, outputs) -> np.ndarray:
+    return np.abs(np.asarray(outputs) - TRAP_CENTRE) <= radius
+
+
+@st.fragment
+def trap() -> None:
+    controls, plot = st.columns([1, 2], gap="large")
+    with controls:
+        spread = choice_slider("s: how far D's middle scores sit from 60", TRAP_SPREADS, 1, "ls_trap_s")
+        epsilon = choice_slider("ε claimed by the mechanism", TRAP_EPSILONS, 1.0, "ls_trap_eps")
+        resample_button("ls_trap", "🎲 Release 20 more from each")
+    d, d_prime = trap_pair(spread)
+    local_d, local_d_prime = (median_local_sensitivity(x, LO, HI) for x in (d, d_prime))
+    b_d, b_d_prime = local_d / epsilon, local_d_prime / epsilon
+    radius = min(EVENT_SCALES * b_d, EVENT_CAP)
+    x = np.union1d(np.linspace(LO, HI, 801), [TRAP_CENTRE])
+    density_d = laplace_density(x, TRAP_CENTRE, b_d) if b_d > 0 else None
+    density_d_prime = laplace_density(x, TRAP_CENTRE, b_d_prime)
+    rng = rng_for("ls_trap")
+    samples_d = local_sensitivity_median(d, LO, HI, epsilon, rng, size=RUG)
+    samples_d_prime = local_sensitivity_median(d_prime, LO, HI, epsilon, rng, size=RUG)
+    facts = {"d": _scores(np.sort(d)), "d_prime": _scores(np.sort(d_prime)), "s": spread, "eps": epsilon,
+             "ls_d": local_d, "ls_d_prime": local_d_prime, "b_d": b_d, "b_d_prime": b_d_prime,
+             "low_s": TRAP_CENTRE - spread, "high_s": TRAP_CENTRE + spread,
+             "exact_d": int(np.sum(samples_d == TRAP_CENTRE)), "rug": RUG,
+             "spread_d": float(np.ptp(samples_d)), "spread_d_prime": float(np.ptp(samples_d_prime))}
+    with controls:
+        lessons.render(SLUG, "trap-data", **facts)
+    with plot:
+        st.plotly_chart(charts.trap_chart(x, density_d, density_d_prime, TRAP_CENTRE, b_d, b_d_prime,
+                                          samples_d, samples_d_prime, radius), key="ls_trap_chart", **CHART)
+    if b_d > 0:
+        loss = np.log(density_d / density_d_prime)
+        ratio = local_d_prime / local_d
+        loss_plot, loss_text = st.columns([2, 1], gap="large")
+        with loss_plot:
+            st.plotly_chart(charts.trap_loss_chart(x, loss, epsilon), key="ls_trap_loss", **CHART)
+        with loss_text:
+            lessons.render(SLUG, "trap-notice", **facts, ratio=ratio, log_ratio=float(np.log(ratio)),
+                           loss_far=float(loss.min()))
+    else:
+        lessons.render(SLUG, "trap-notice-zero", **facts)
+
+    st.subheader("Check the guarantee")
+    lessons.render(SLUG, "audit-intro", radius=radius, eps=epsilon, s=spread,
+                   event="y = 60 exactly" if radius == 0 else f"|y − 60| ≤ {radius:.3g}")
+    mechanism = _radio("Mechanism to audit", AUDIT_MECHANISMS, "local", "ls_aud_mech")
+    sampler = functools.partial(_trap_outputs, mechanism)
+    certified = audit_panel(
+        "ls_audit", functools.partial(sampler, tuple(d), epsilon), functools.partial(sampler, tuple(d_prime), epsilon),
+        functools.partial(_within, radius), promised_epsilon=epsilon,
+        event_label=f"{{|y − 60| ≤ {radius:.3g}}}", cache_key=("ls_audit", mechanism, spread, epsilon))
+    outcome = "caught" if certified > epsilon else "passed"
+    lessons.render(SLUG, f"audit-{mechanism}-{outcome}", eps=epsilon, certified=certified, s=spread,
+                   bound=AUDIT_BOUND, delta=AUDIT_DELTA)
+
+
+trap()
+
+
+# --- 3. Safe alternatives ---------------------------------------------------------------------
+
+st.header("Safe alternatives: propose-test-release and smooth sensitivity")
+lessons.render(SLUG, "safe-intro")
+lessons.quiz(SLUG, "ptr-small")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _class_view(n: int, delta: float, bound: float, seed: list) -> dict:
+    """The seeded class of n scores, its A⁽ᵏ⁾ curve and the accuracy of every mechanism."""
+    data = synthetic_scores(n, np.random.default_rng(seed))
+    return {"data": data, "reach": median_sensitivity_at_distance(data, LO, HI),
+            "sweep": accuracy_sweep(data, LO, HI, SWEEP_EPSILONS, delta, bound)}
+
+
+@st.fragment
+def safe_alternatives() -> None:
+    controls, plot = st.columns([1, 2], gap="large")
+    with controls:
+        n = choice_slider("n (students in the class)", CLASS_SIZES, 1001, "ls_n",
+                          format_func=lambda v: f"{v:,}")
+        epsilon = epsilon_slider("ls_eps", 1.0)
+        delta = delta_slider("ls_delta", 1e-6, SAFE_DELTAS, label="δ (for PTR only)")
+        bound = choice_slider("Δ̂: PTR's proposed bound on LS (points)", BOUNDS, 2.0, "ls_bound")
+        resample_button("ls_safe", "🎲 New class and new releases")
+    view = _class_view(n, delta, bound, demo_seed("ls_safe"))
+    data, reach, sweep = view["data"], view["reach"], view["sweep"]
+    median = clipped_median(data, LO, HI)
+    smooth = median_smooth_sensitivity(data, LO, HI, epsilon / 6)
+    distance = distance_to_instability(data, LO, HI, bound)
+    threshold = ptr_threshold(epsilon, delta)
+    answers = ptr_pass_probability(distance, epsilon, delta)
+    rng = rng_for("ls_safe").spawn(1)[0]  # a stream independent of the one that drew the class
+    released = {"exponential": float(private_median(data, LO, HI, epsilon, rng)),
+                "smooth": float(smooth_sensitivity_median(data, LO, HI, epsilon, rng)),
+                "ptr": float(ptr_median(data, LO, HI, epsilon, delta, bound, rng))}
+    at = int(np.argmin(np.abs(SWEEP_EPSILONS - epsilon)))
+    errors = {key: float(sweep[key][at]) for key in ("exponential", "smooth", "ptr", "global", "local")}
+    with plot:
+        st.plotly_chart(charts.distance_chart(reach, epsilon / 6, smooth, bound, distance, threshold),
+                        key="ls_distance", **CHART)
+    with controls:
+        left, right = st.columns(2)
+        left.metric("True median", f"{median:.2f}")
+        right.metric("Local LS", f"{reach[0]:.2g}")
+        left.metric("Smooth S", f"{smooth:.2g}", help="S = max over k of e^(−kε/6)·A⁽ᵏ⁾")
+        right.metric("PTR answers", f"{answers:.1%}", help=f"distance {distance:g} against the "
+                                                            f"threshold {threshold:.3g}")
+    facts = {"n": f"{n:,}", "eps": epsilon, "delta": delta, "bound": bound, "median": median,
+             "local": reach[0], "smooth": smooth, "beta": epsilon / 6, "noise": 2 * smooth / epsilon,
+             "distance": distance, "threshold": threshold, "answers": answers,
+             "ptr_noise": 2 * bound / epsilon,
+             "rel_exponential": released["exponential"], "rel_smooth": released["smooth"],
+             "rel_ptr": "⊥ (no answer)" if np.isnan(released["ptr"]) else f"{released['ptr']:.2f}",
+             **{f"err_{key}": value for key, value in errors.items()}}
+    lessons.render(SLUG, "safe-notice-ptr-answers" if answers >= 0.5 else "safe-notice-ptr-refuses", **facts)
+    st.subheader("Accuracy against the exponential mechanism")
+    lessons.quiz(SLUG, "which-wins")
+    acc_plot, acc_text = st.columns([2, 1], gap="large")
+    with acc_plot:
+        st.plotly_chart(charts.accuracy_chart(SWEEP_EPSILONS, sweep, epsilon), key="ls_accuracy", **CHART)
+    with acc_text:
+        lessons.render(SLUG, "releases", **facts)
+        contenders = ["exponential", "smooth"] + (["ptr"] if answers >= 0.5 else [])
+        lessons.render(SLUG, f"accuracy-{min(contenders, key=errors.get)}", **facts)
+
+
+safe_alternatives()
+
+st.header("Takeaways")
+lessons.render(SLUG, "takeaways")
+lessons.render(SLUG, "reading")

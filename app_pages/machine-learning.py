@@ -122,9 +122,9 @@ lessons.quiz(SLUG, "overfit")
 
 st.header("1. Membership inference: the model remembers")
 lessons.render(SLUG, "attack-intro")
-controls, plots = st.columns([1, 2], gap="large")
+controls, hist_plot, roc_plot = st.columns([2, 3, 3], gap="medium")
 with controls:
-    n = choice_slider("n (training records)", N_OPTIONS, 100, "ml_n",
+    n = choice_slider("n (training records)", N_OPTIONS, 50, "ml_n",
                       help="How many records the model is trained on.")
     d = choice_slider("d (features = model weights)", D_OPTIONS, 20, "ml_d",
                       help="More weights let the model fit, and remember, more.")
@@ -139,16 +139,14 @@ with controls:
     left, right = st.columns(2)
     left.metric("Attack TPR", f"{base['tpr']:.0%}", help="Members the attack flags.")
     right.metric("Attack FPR", f"{base['fpr']:.0%}", help="Non-members it flags by mistake.")
-with plots:
-    hist, roc = st.tabs(["Confidence", "Attack (ROC curve)"])
-    with hist:
-        st.plotly_chart(charts.confidence_chart(base["conf_members"], base["conf_others"]),
-                        key="ml_conf_chart", **CHART)
-    with roc:
-        st.plotly_chart(charts.roc_chart(base["roc_fpr"], base["roc_tpr"],
-                                         title="Membership attack on the non-private model",
-                                         point=(base["tpr"], base["fpr"])),
-                        key="ml_roc_chart", **CHART)
+with hist_plot:
+    st.plotly_chart(charts.confidence_chart(base["conf_members"], base["conf_others"]),
+                    key="ml_conf_chart", **CHART)
+with roc_plot:
+    st.plotly_chart(charts.roc_chart(base["roc_fpr"], base["roc_tpr"],
+                                     title="Attack on the non-private model",
+                                     point=(base["tpr"], base["fpr"])),
+                    key="ml_roc_chart", **CHART)
 lessons.render(SLUG, "attack-notice", n=n, d=d, l2=l2, train=100 * base["train"],
                test=100 * base["test"], gap=100 * (base["train"] - base["test"]),
                tpr=100 * base["tpr"], fpr=100 * base["fpr"], adv=base["advantage"],
@@ -167,7 +165,7 @@ def dp_training(n: int, d: int, l2: float) -> None:
         epsilon = epsilon_slider("ml_eps", 1.0, DP_EPSILONS)
         clip = choice_slider("C (clip norm per example)", CLIP_OPTIONS, 1.0, "ml_clip",
                              help="Every per-example gradient is scaled down to length ≤ C.")
-        epochs = choice_slider("T (epochs = full-batch steps)", EPOCH_OPTIONS, 20, "ml_epochs",
+        epochs = choice_slider("T (epochs = full-batch steps)", EPOCH_OPTIONS, 10, "ml_epochs",
                                help="Each epoch is one noisy gradient step on all n records.")
         resample_button("ml_dp", "🎲 New noise")
     sweep = dp_sweep(n, d, clip, epochs, demo_seed("ml_data"), demo_seed("ml_dp"))
@@ -206,7 +204,7 @@ def dp_training(n: int, d: int, l2: float) -> None:
               "base_adv": base["advantage"], "test": 100 * run["test"],
               "base_test": 100 * base["test"], "noiseless_test": 100 * sweep["noiseless"]["test"],
               "noiseless_adv": sweep["noiseless"]["advantage"], "n": n, "clip": clip,
-              "epochs": epochs}
+              "epochs": epochs, "mu": mu}
     lessons.render(SLUG, "dpgd-notice", **values)
     if run["tpr"] > op_bound:  # sampling noise only: say so rather than hide it
         st.info(lessons.section_text(SLUG, "dpgd-above-bound", **values))

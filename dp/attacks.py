@@ -133,8 +133,8 @@ def reconstruction_attack(secret_bits, n_queries, noise_bound, rng) -> np.ndarra
     x̂ ∈ [0, 1]^n with ‖A·x̂ − a‖_∞ ≤ E by linear programming and rounds it at ½.
     With k = O(n) queries and error E = αn, all but O(α²n²) = O(E²) bits come out right
     with high probability (Dinur & Nissim 2003, "Revealing information while preserving
-    privacy", PODS; as stated in DDA4210). That is o(n) wrong bits whenever E = o(√n):
-    noise below √n per answer is blatantly non-private.
+    privacy", PODS, and the work that sharpened it; as stated in DDA4210). That is o(n)
+    wrong bits whenever E = o(√n): noise below √n per answer is blatantly non-private.
 
     Returns the reconstructed bits, an int array of the same length as secret_bits.
     """

@@ -35,7 +35,27 @@ from dp.noise import gaussian_sigma
 LEARNING_RATE = 1.0  # DP-GD and the clients' local steps
 NEWTON_ITERATIONS = 40
 NEWTON_TOLERANCE = 1e-10
-GRAM_BLOCK = 256
+# OpenBLAS runs a matrix product on one thread when m·n·k is at most this (SMP_THRESHOLD_MIN ×
+# GEMM_MULTITHREAD_THRESHOLD); bigger products use every core, which on a busy machine can be
+# 100× slower than one thread while the threads wait for each other. `_matmul` splits them.
+ONE_THREAD_PRODUCT = 65_536 * 4
+
+
+def _matmul(a, b) -> np.ndarray:
+    """a @ b for stacks of matrices, in pieces small enough for single-threaded BLAS.
+
+    Splits the rows of a when they are the largest dimension, otherwise the inner dimension
+    (summing the partial products). The result equals a @ b up to rounding.
+    """
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    if m * n * k <= ONE_THREAD_PRODUCT:
+        return a @ b
+    if m >= k:
+        rows = max(1, ONE_THREAD_PRODUCT // (n * k))
+        return np.concatenate([a[..., i:i + rows, :] @ b for i in range(0, m, rows)], axis=-2)
+    inner = max(1, ONE_THREAD_PRODUCT // (m * n))
+    return sum(a[..., :, i:i + inner] @ b[..., i:i + inner, :] for i in range(0, k, inner))
 LINE_SEARCH = 0.5 ** np.arange(8)  # step sizes tried by every Newton iteration
 
 
@@ -78,7 +98,7 @@ def bayes_accuracy(signal=3.0) -> float:
 
 
 def _logits(w, X) -> np.ndarray:
-    return (X @ np.asarray(w)[..., :, None])[..., 0]
+    return _matmul(X, np.asarray(w)[..., :, None])[..., 0]
 
 
 def confidence(w, X, y) -> np.ndarray:
@@ -109,21 +129,6 @@ def logistic_loss(w, X, y, l2=0.0) -> np.ndarray:
     return -np.mean(log_expit(signs * _logits(w, X)), axis=-1) + 0.5 * l2 * np.sum(w * w, axis=-1)
 
 
-def _weighted_gram(X, weights) -> np.ndarray:
-    """Σ_i weights_i·x_i x_iᵀ, shape (..., d, d), in blocks of ≤ GRAM_BLOCK rows.
-
-    One big XᵀWX would go to multithreaded BLAS, which is ~100× slower than one thread when
-    the machine's cores are busy; blocks this small stay on one thread.
-    """
-    n = X.shape[-2]
-    total = 0.0
-    for start in range(0, n, GRAM_BLOCK):
-        block = X[..., start:start + GRAM_BLOCK, :]
-        scaled = block * weights[..., start:start + GRAM_BLOCK, None]
-        total = total + np.ascontiguousarray(np.swapaxes(scaled, -1, -2)) @ block
-    return total
-
-
 def train_logistic(X, y, l2=1e-3) -> np.ndarray:
     """The non-private model: argmin_w logistic_loss(w) with ridge penalty λ = l2 > 0.
 
@@ -137,13 +142,14 @@ def train_logistic(X, y, l2=1e-3) -> np.ndarray:
     l2 = check.positive("l2", l2)
     n, d = X.shape[-2:]
     w = np.zeros((*np.broadcast_shapes(X.shape[:-2], y.shape[:-1]), d))
+    XT = np.swapaxes(X, -1, -2)
     steps = LINE_SEARCH.reshape(-1, *[1] * w.ndim)
     for _ in range(NEWTON_ITERATIONS):
         p = expit(_logits(w, X))
-        grad = ((p - y)[..., None, :] @ X)[..., 0, :] / n + l2 * w
+        grad = _matmul((p - y)[..., None, :], X)[..., 0, :] / n + l2 * w
         if np.max(np.abs(grad)) < NEWTON_TOLERANCE:
             break
-        hess = _weighted_gram(X, p * (1 - p)) / n + l2 * np.eye(d)
+        hess = _matmul(XT * (p * (1 - p))[..., None, :], X) / n + l2 * np.eye(d)
         candidates = w - steps * np.linalg.solve(hess, grad[..., None])[..., 0]
         best = np.argmin(logistic_loss(candidates, X, y, l2), axis=0)
         w = np.take_along_axis(candidates, best[None, ..., None], axis=0)[0]
@@ -172,10 +178,10 @@ def clip_rows(gradients, clip_norm) -> np.ndarray:
 def _clipped_sum_columns(X, XT, row_norms, y, W, clip_norm) -> np.ndarray:
     """Σ_i clip_C(g_i) for each column of W (..., d, k): the closed form of
     `clipped_gradient_sum`, with XT = Xᵀ and ‖x_i‖ computed once. Returns (..., d, k)."""
-    residuals = expit(X @ W) - y[..., None]  # (..., n, k)
+    residuals = expit(_matmul(X, W)) - y[..., None]  # (..., n, k)
     norms = np.abs(residuals) * row_norms[..., None]
     scaled = residuals * np.minimum(1.0, clip_norm / np.maximum(norms, np.finfo(float).tiny))
-    return XT @ scaled
+    return _matmul(XT, scaled)
 
 
 def clipped_gradient_sum(w, X, y, clip_norm) -> np.ndarray:

@@ -5,8 +5,9 @@ Three ways to name the same randomized-response mechanism (all vectorised):
 
 - ε, the privacy-loss bound:              Pr[report = truth] = q = e^ε/(1 + e^ε);
 - α, the CSE 312 notes' parameter:         q = ½ + α, so α = (e^ε − 1)/(2(e^ε + 1));
-- h, Warner's first coin (DDA4210 slides): answer truthfully on heads (probability h),
-  otherwise answer with a fair second coin, so q = h + (1 − h)/2 = (1 + h)/2 and h = 2α.
+- h, the first coin of the two-coin protocol (DDA4210 slides; Dwork & Roth 2014, §3.2):
+  answer truthfully on heads (probability h), otherwise answer with a fair second coin,
+  so q = h + (1 − h)/2 = (1 + h)/2 and h = 2α.
 
 The CSE 312 theorem states α = (e^ε − 1)/(e^ε + 1): that is h, not α (a factor 2 is lost).
 
@@ -83,7 +84,7 @@ def alpha_epsilon(alpha):
 
 
 def coin_keep_probability(heads_probability):
-    """Warner's two-coin protocol: q = h + (1 − h)·½ = (1 + h)/2.
+    """The two-coin protocol: q = h + (1 − h)·½ = (1 + h)/2.
 
     Heads on the first coin (probability h): tell the truth. Tails: flip a fair second
     coin and say Yes on heads, No on tails, which matches the truth half the time.
@@ -155,7 +156,7 @@ def rr_rmse(n, epsilon):
 
     the standard deviation of an unbiased estimator (Warner 1965). It does not depend on
     π because the n people are the whole population: all error comes from the coins.
-    Grows like 2/(ε√n) for small ε. Vectorised in n and ε.
+    Behaves like 1/(ε√n) for small ε (q ≈ ½ + ε/4). Vectorised in n and ε.
     """
     n = _counts("n", n)
     q = expit(_epsilons(epsilon))
@@ -175,7 +176,7 @@ def central_rmse(n, epsilon):
 
 def local_central_ratio(n, epsilon):
     """rr_rmse / central_rmse = √n · ε·√(q(1 − q)) / (√2·(2q − 1)): the local model's
-    error is a factor ≈ √n larger (≈ √(2n) for small ε; 0.67·√n at ε = ln 3)."""
+    error is a factor ≈ √n larger (≈ √(n/2) ≈ 0.71·√n for small ε; 0.67·√n at ε = ln 3)."""
     return _scalar_or_array(np.asarray(rr_rmse(n, epsilon)) / np.asarray(central_rmse(n, epsilon)))
 
 
@@ -189,7 +190,8 @@ def local_n_to_match_central(n, epsilon):
 def sampling_rmse(n, true_fraction):
     """√(π(1 − π)/n): the error of the truthful sample mean when the n people are a
     random sample from a larger population (no privacy). DDA4210 compares RR with it:
-    its variance is at least 4× this once sampling and coin noise are both counted."""
+    with fair coins (q = ¾) the RR estimate's variance is at least 4× this once sampling
+    and coin noise are both counted (exactly 4× at π = ½)."""
     n = _counts("n", n)
     pi = check.unit("true_fraction", true_fraction)
     return _scalar_or_array(np.sqrt(pi * (1 - pi) / n))

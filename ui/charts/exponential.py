@@ -24,7 +24,7 @@ DOTTED = {"color": GREY, "width": 1.5, "dash": "dot"}
 
 
 def _fmt(value: float) -> str:
-    return f"{value:,.3g}" if abs(value) < 1e4 else f"{value:,.0f}"
+    return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
 def _figure(title: str, x_title: str, y_title: str, data: list, *, shapes=(), annotations=(),

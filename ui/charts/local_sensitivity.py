@@ -96,7 +96,7 @@ def strip_chart(data, changed, person: int, lower: float, upper: float,
          "name": "scores in D", "marker": {**marker, "color": COLOUR_D, "symbol": "circle"},
          "hovertemplate": "%{x:g}<extra>D</extra>"},
         {"type": "scatter", "x": changed[others], "y": np.full(others.sum(), row_d_prime),
-         "mode": "markers", "name": "scores in D′", "showlegend": False,
+         "mode": "markers", "name": "scores in D′",
          "marker": {**marker, "color": COLOUR_D_PRIME, "symbol": "square"},
          "hovertemplate": "%{x:g}<extra>D′</extra>"},
         {"type": "scatter", "x": [data[person], changed[person]], "y": [row_d, row_d_prime],
@@ -189,9 +189,13 @@ def trap_chart(x, density_d, density_d_prime, centre: float, scale_d: float, sca
 
 
 def trap_loss_chart(x, loss, epsilon: float) -> go.Figure:
-    """Privacy loss ln(p_D(y)/p_D′(y)) of the broken mechanism, against the ±ε band."""
-    lo, hi = float(np.min(loss)), float(np.max(loss))
-    span = max(hi, -lo, 2 * epsilon) * 1.1
+    """Privacy loss ln(p_D(y)/p_D′(y)) of the broken mechanism, against the ±ε band.
+
+    The y-axis is zoomed on the band (the loss runs off the bottom far from the median), so
+    that both ways of leaving it show: above ε at the median, below −ε further out.
+    """
+    hi = float(np.max(loss))
+    span = max(1.6 * hi, 3 * epsilon)
     traces = [
         {"type": "scatter", "x": [x[0], x[-1], x[-1], x[0]], "y": [-epsilon, -epsilon, epsilon, epsilon],
          "fill": "toself", "fillcolor": BAND, "line": {"width": 0}, "mode": "lines",
@@ -201,7 +205,7 @@ def trap_loss_chart(x, loss, epsilon: float) -> go.Figure:
     notes = [_label(float(x[int(np.argmax(loss))]), hi, f"{hi:.2f} at the median", yanchor="bottom",
                     font={"size": 13})]
     return _figure("Privacy loss of each output", "released median y (points)",
-                   "ln p_D(y) / p_D′(y)", traces, annotations=notes,
+                   "loss ln(p_D(y)/p_D′(y))", traces, annotations=notes,
                    yaxis={"range": [-span, span], "zeroline": True, "zerolinecolor": GREY})
 
 
@@ -211,38 +215,46 @@ def trap_loss_chart(x, loss, epsilon: float) -> go.Figure:
 def distance_chart(reach, beta: float, smooth: float, bound: float, distance: float,
                    threshold: float) -> go.Figure:
     """A⁽ᵏ⁾(x) against k, the discounted e^(−kβ)A⁽ᵏ⁾ whose peak is S_β, PTR's proposed bound Δ̂
-    and its distance to instability, and the threshold the noisy distance must pass."""
+    and its distance to instability, and the threshold the noisy distance must pass.
+
+    Shows k up to the last point of interest (the threshold, the distance, a few 1/β), so that
+    a class of 2,001 does not squash the start of the curve into the y-axis.
+    """
     reach = np.asarray(reach, dtype=float)
-    k = np.arange(reach.size)
-    discounted = np.exp(-beta * k) * reach
-    peak = int(np.argmax(discounted))
-    positive = reach[reach > 0]
-    floor = (positive.min() if positive.size else 1.0) / 3
+    marks = [1.5 * threshold, 3 / beta, 20] + ([1.5 * distance] if math.isfinite(distance) else [])
+    last = int(min(reach.size - 1, math.ceil(max(marks))))
+    k = np.arange(last + 1)
+    shown = reach[:last + 1]
+    discounted = np.exp(-beta * k) * shown
+    peak = int(np.argmax(np.exp(-beta * np.arange(reach.size)) * reach))
+    positive = shown[shown > 0]
+    floor = min((positive.min() if positive.size else 1.0), smooth, bound) / 3
+
+    def visible(y):  # a log axis cannot show 0: leave those points out
+        return np.where(y >= floor, y, np.nan)
+
     traces = [
-        {**_line(k, np.maximum(reach, floor), "A⁽ᵏ⁾: the largest LS within k changes", 0),
+        {**_line(k, visible(shown), "A⁽ᵏ⁾: the largest LS within k changes", 0),
          "line": {**series_style(0)["line"], "shape": "hv"}},
-        _line(k, np.maximum(discounted, floor), f"e^(−kβ)·A⁽ᵏ⁾, β = ε/6 = {beta:.3g}", 1),
-        {"type": "scatter", "x": [peak], "y": [smooth], "mode": "markers+text",
+        _line(k, visible(discounted), f"e^(−kβ)·A⁽ᵏ⁾, β = ε/6 = {beta:.3g}", 1),
+        {"type": "scatter", "x": [peak], "y": [smooth], "mode": "markers",
          "name": f"its peak: smooth sensitivity S = {_fmt(smooth)}",
-         "text": [f" S = {_fmt(smooth)}"], "textposition": "top right",
          "marker": {**series_style(2)["marker"], "size": 14}},
-        _line([0, k[-1]], [bound, bound], f"PTR's proposed bound Δ̂ = {bound:g}", 3),
+        _line([0, last], [bound, bound], f"PTR's proposed bound Δ̂ = {bound:g}", 3),
     ]
     shapes, notes = [], []
-    if threshold < k[-1]:
-        shapes.append(_xband(0, threshold, "rgba(213, 94, 0, 0.08)"))
-        notes.append(_label(threshold, 0.02, "PTR answers once the noisy distance passes here ",
-                            yref="paper", xanchor="right", yanchor="bottom",
-                            font={"color": COLOUR_MOVED, "size": 13}))
-        shapes.append(_vline(threshold, COLOUR_MOVED, "dash"))
-    if math.isfinite(distance) and distance <= k[-1]:
+    if threshold <= last:
+        shapes += [_xband(0, threshold, "rgba(213, 94, 0, 0.07)"), _vline(threshold, COLOUR_MOVED, "dash")]
+        notes.append(_label(threshold, 0.02, f" PTR's threshold: {threshold:.3g}", yref="paper",
+                            xanchor="left", yanchor="bottom", font={"color": COLOUR_MOVED, "size": 13}))
+    if math.isfinite(distance) and distance <= last:
         shapes.append(_vline(distance, PALETTE["purple"], "dot"))
         notes.append(_label(distance, 0.98, f" distance to LS > Δ̂: {distance:.0f}", yref="paper",
                             xanchor="left", yanchor="top", font={"color": "#a0527f", "size": 13}))
     return _figure("How far the median could move, k changes away",
                    "k (students changed, a distance between datasets)",
                    "sensitivity (points, log scale)", traces, shapes=shapes, annotations=notes,
-                   xaxis={"range": [-0.5, k[-1] + 0.5]},
+                   xaxis={"range": [-0.5, last + 0.5]},
                    yaxis={**LOG, "range": [math.log10(floor), math.log10(150)]})
 
 
@@ -274,4 +286,10 @@ def accuracy_chart(epsilons, sweep: dict, epsilon: float, answer_level: float = 
                         yanchor="top", font={"size": 13}))
     return _figure("Accuracy: typical error of each private median", "ε (log scale)",
                    "typical error (points, log scale)", traces, shapes=shapes, annotations=notes,
-                   xaxis={**LOG, "dtick": 1}, yaxis={**LOG, "dtick": 1}, height=480)
+                   xaxis={**LOG, "dtick": 1}, height=480,
+                   yaxis={**LOG, "dtick": 1, "range": [math.log10(_lowest(sweep)) - 0.3, math.log10(400)]})
+
+
+def _lowest(sweep: dict) -> float:
+    values = np.concatenate([np.ravel(sweep[key]) for key in MECHANISM_STYLE])
+    return float(max(np.min(values[values > 0], initial=1.0), 1e-4))

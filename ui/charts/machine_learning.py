@@ -104,7 +104,7 @@ def roc_chart(fpr, tpr, *, title: str, attack_name: str = "the attack",
                "name": "guessing (TPR = FPR)", "line": {"color": GREY, "dash": "dot", "width": 1.5},
                "hoverinfo": "skip"}]
     if bound is not None:
-        bx, by = thin_curve(*bound)
+        bx, by = thin_curve(*bound[:2])
         traces.append(_line(bx, by, bound[2] if len(bound) > 2 else "(ε, δ)-DP bound", BOUND,
                             fill="tozeroy", fillcolor="rgba(213,94,0,0.07)"))
     if exact is not None:
