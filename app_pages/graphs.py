@@ -78,11 +78,16 @@ def _neighbour(n: int, ties: int, triad_p: float, seed: list, query: str, level:
     stats, _ = _graph(n, ties, triad_p, seed)
     new_edges, change = worst_neighbour(stats, query, level)
     after = graph_stats(n, new_edges)
+    context = []
+    if change[0] == "flip" and query == "triangles":  # the common friends: one triangle each
+        rows = stats.adjacency[[change[1], change[2]]]
+        context = sorted(set(rows[[0]].indices.tolist()) & set(rows[[1]].indices.tolist()))
     old = {tuple(e) for e in stats.edges.tolist()}
     new = {tuple(e) for e in np.sort(new_edges, axis=1).tolist()}
     return {"change": change, "before": stats.value(query), "after": after.value(query),
             "added": sorted(new - old), "removed": sorted(old - new),
             "people": [change[1], change[2]] if change[0] == "flip" else [change[1]],
+            "context": context,
             "bounds": {bound: triangle_bound(after, bound) for bound in BOUND_NAMES}}
 
 
@@ -180,11 +185,12 @@ def side_by_side(n: int, ties: int, triad_p: float, seed: list) -> None:
             if drawn:
                 st.plotly_chart(charts.graph_chart(
                     _layout(n, ties, triad_p, seed), stats.edges, stats.degrees, "G′ drawn over G",
-                    highlight=change["people"], highlight_name="the change is about",
-                    added=change["added"], removed=change["removed"], height=420),
+                    highlight=change["people"], highlight_name="whose ties change",
+                    added=change["added"], removed=change["removed"],
+                    context=change["context"], context_name="common friend (one triangle each)"),
                     key=f"graphs_neighbour_{level}", **CHART)
     edge, node = changes["edge"], changes["node"]
-    lessons.render(SLUG, f"notice-{query}", n=n, d=stats.max_degree,
+    lessons.render(SLUG, f"notice-{query}", n=n, d=stats.max_degree, gs=n - 2, top=n - 1,
                    edge_change=abs(edge["after"] - edge["before"]),
                    node_change=abs(node["after"] - node["before"]),
                    node_added=len(node["added"]), node_removed=len(node["removed"]),
@@ -197,7 +203,7 @@ side_by_side(n, ties, triad_p, seed)
 st.header("3. The sensitivity table")
 lessons.render(SLUG, "table-intro")
 lessons.quiz(SLUG, "triangle-gs")
-st.dataframe(charts.sensitivity_rows(table, n, d), hide_index=True, width="stretch")
+st.table(charts.sensitivity_rows(table, n, d), hide_index=True)
 left, right = st.columns([3, 2], gap="large")
 with left:
     st.plotly_chart(charts.sensitivity_chart(table), key="graphs_sensitivities", **CHART)
@@ -268,9 +274,11 @@ def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
         neighbour = _neighbour(n, ties, triad_p, seed, "triangles", "edge")
         t, t_prime = stats.triangles, neighbour["after"]
         direction = float(np.sign(t_prime - t))
+        typical = b_value + shift  # the median of d̂
         lessons.render(SLUG, "audit", T=t, T_prime=t_prime, u=neighbour["change"][1],
                        v=neighbour["change"][2], c=abs(t_prime - t), eps2=2 * epsilon,
-                       verb="adds" if t_prime >= t else "removes")
+                       verb="adds" if t_prime >= t else "removes", typical=typical,
+                       rough=abs(t_prime - t) * epsilon / typical)
         audit_panel(
             "graphs_audit",
             functools.partial(triangle_releases, triangles=t_prime,
@@ -286,6 +294,5 @@ def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
 
 triangle_demo(n, ties, triad_p, seed)
 
-st.header("Takeaways")
 lessons.render(SLUG, "takeaways")
 lessons.render(SLUG, "reading")

@@ -64,8 +64,8 @@ def coordinates(count: int) -> str:
 
 
 def percent(c) -> str:
-    """0.95 → "95%". (AppTest hands select_slider labels back to format_func: pass them through.)"""
-    return c if isinstance(c, str) else f"{c:.1%}".replace(".0%", "%")
+    """0.95 → "95%"."""
+    return f"{c:.1%}".replace(".0%", "%")
 
 
 def fmt(x: float) -> str:

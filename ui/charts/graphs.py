@@ -24,6 +24,7 @@ EDGE_COLOUR = "#b9b9b9"
 GOLDEN_ANGLE = math.pi * (3 - math.sqrt(5))
 QUERY_NAMES = {"edges": "number of ties", "max_degree": "max degree d",
                "triangles": "number of triangles"}
+TICKS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]
 MECHANISM, NAIVE, TIGHT = 0, 1, 2  # series_style indices, the same on every chart
 
 
@@ -101,39 +102,49 @@ def _ties(pos, edges, name: str, line: dict, show: bool = True) -> dict:
 
 def graph_chart(pos: np.ndarray, edges, degrees: np.ndarray, title: str, *,
                 highlight: Sequence[int] = (), highlight_name: str = "",
-                added=(), removed=(), height: int = 460) -> go.Figure:
+                added=(), removed=(), context: Sequence[int] = (), context_name: str = "",
+                height: int = 480) -> go.Figure:
     """The network drawn: grey ties, people sized by degree, and optionally one change.
 
     `added`/`removed` are ties that a neighbouring graph adds or drops (dashed blue and
-    dotted vermillion), `highlight` the people the change is about (vermillion stars).
+    dotted vermillion, drawn over the people so they stay visible), `highlight` the people
+    the change is about (vermillion stars), `context` others worth seeing (green diamonds).
     """
     degrees = np.asarray(degrees)
+    added = np.asarray(added, dtype=np.int64).reshape(-1, 2)
     removed = np.asarray(removed, dtype=np.int64).reshape(-1, 2)
     kept = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    changed = len(added) + len(removed) > 0
     if len(removed):
         gone = {tuple(pair) for pair in np.sort(removed, axis=1).tolist()}
         kept = kept[[tuple(pair) not in gone for pair in np.sort(kept, axis=1).tolist()]]
-    data = [_ties(pos, kept, "tie", {"color": EDGE_COLOUR, "width": 1}, show=False)]
+    background = {"color": "#d4d4d4" if changed else EDGE_COLOUR, "width": 1}
+    size = 5 + 14 * np.sqrt(degrees / max(1, degrees.max()))
+    data = [
+        _ties(pos, kept, "tie", background, show=False),
+        {"type": "scatter", "x": pos[:, 0], "y": pos[:, 1], "mode": "markers",
+         "name": "person (size = degree)", "showlegend": False,
+         "marker": {"size": size, "color": NODE_COLOUR, "opacity": 0.55 if changed else 1,
+                    "line": {"color": "white", "width": 0.5}},
+         "customdata": np.column_stack([np.arange(len(degrees)), degrees]),
+         "hovertemplate": "person %{customdata[0]}<br>%{customdata[1]} friends<extra></extra>"},
+    ]
     if len(removed):
         data.append(_ties(pos, removed, f"tie removed ({len(removed)})",
-                          {"color": PALETTE["vermillion"], "width": 2.5, "dash": "dot"}))
-    if len(np.asarray(added).reshape(-1, 2)):
-        added = np.asarray(added, dtype=np.int64).reshape(-1, 2)
+                          {"color": PALETTE["vermillion"], "width": 3, "dash": "dot"}))
+    if len(added):
+        many = len(added) > 20
         data.append(_ties(pos, added, f"tie added ({len(added)})",
-                          {"color": PALETTE["blue"], "width": 2, "dash": "dash"}))
-    size = 5 + 14 * np.sqrt(degrees / max(1, degrees.max()))
-    data.append({"type": "scatter", "x": pos[:, 0], "y": pos[:, 1], "mode": "markers",
-                 "name": "person (size = degree)", "showlegend": False,
-                 "marker": {"size": size, "color": NODE_COLOUR, "line": {"color": "white", "width": 0.5}},
-                 "customdata": np.column_stack([np.arange(len(degrees)), degrees]),
-                 "hovertemplate": "person %{customdata[0]}<br>%{customdata[1]} friends<extra></extra>"})
-    if len(highlight):
-        idx = np.asarray(highlight, dtype=np.int64)
-        data.append({"type": "scatter", "x": pos[idx, 0], "y": pos[idx, 1], "mode": "markers",
-                     "name": highlight_name,
-                     "marker": {"size": 18, "symbol": "star", "color": PALETTE["vermillion"],
-                                "line": {"color": "white", "width": 1}},
-                     "hovertemplate": "person %{text}<extra></extra>", "text": idx.astype(str)})
+                          {"color": "rgba(0,114,178,0.55)" if many else PALETTE["blue"],
+                           "width": 1.3 if many else 3, "dash": "dash"}))
+    for people, name, marker in (
+            (context, context_name, {"size": 12, "symbol": "diamond", "color": PALETTE["green"]}),
+            (highlight, highlight_name, {"size": 18, "symbol": "star", "color": PALETTE["vermillion"]})):
+        if len(people):
+            idx = np.asarray(people, dtype=np.int64)
+            data.append({"type": "scatter", "x": pos[idx, 0], "y": pos[idx, 1], "mode": "markers",
+                         "name": name, "marker": {**marker, "line": {"color": "white", "width": 1}},
+                         "hovertemplate": "person %{text}<extra></extra>", "text": idx.astype(str)})
     return _figure(title, "", "", data, xaxis=HIDDEN_AXIS,
                    yaxis={**HIDDEN_AXIS, "scaleanchor": "x", "scaleratio": 1},
                    legend={**LEGEND_BELOW, "y": 0}, height=height,
@@ -152,9 +163,10 @@ def degree_chart(degrees: np.ndarray) -> go.Figure:
     mean_line, mean_label = _vline(mean, f"mean {mean:.1f}", log=True, anchor="right")
     top_line, top_label = _vline(top, f"max d = {top}", log=True, anchor="right")
     mean_label["y"] = 0.9  # below the max label when the two are close
+    ticks = {**LOG_AXIS, "tickvals": TICKS, "ticktext": [f"{t:,}" for t in TICKS]}
     return _figure("Friends per person: a few hubs, many with few",
                    "degree (number of friends, log scale)", "people (log scale)", data,
-                   xaxis={**LOG_AXIS, "dtick": 1}, yaxis={**LOG_AXIS, "dtick": 1},
+                   xaxis=ticks, yaxis=ticks,
                    shapes=[mean_line, top_line], annotations=[mean_label, top_label], height=360)
 
 
