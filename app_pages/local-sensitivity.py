@@ -54,8 +54,8 @@ TRAP_LS_PRIME = 28.0  # LS(D′) of dp.local_sensitivity.trap_pair, for every sp
 EVENT_SCALES, EVENT_CAP = 8, 35.0  # the audit's S: within 8 of D's noise scales of 60, at most 35
 RUG = 20  # sampled outputs per dataset under the trap chart
 AUDIT_MECHANISMS = {
-    "local": "median + Lap(LS/ε): the trap",
-    "smooth": "smooth sensitivity + Cauchy",
+    "local": "the trap: Laplace noise scaled to LS",
+    "smooth": "smooth sensitivity with Cauchy noise",
     "ptr": "propose-test-release",
     "exponential": "exponential mechanism",
 }
@@ -72,7 +72,7 @@ def _radio(label: str, options: dict, default: str, key: str) -> str:
     link_value = url_value(key)
     value = st.radio(label, list(options), index=list(options).index(default), key=key,
                      format_func=options.get, horizontal=True, bind="query-params")
-    note_if_ignored(key, label, link_value, value)
+    note_if_ignored(key, label, link_value, options[value])  # links carry the shown label
     return value
 
 
@@ -228,6 +228,21 @@ def _class_view(n: int, delta: float, bound: float, seed: list) -> dict:
             "sweep": accuracy_sweep(data, LO, HI, SWEEP_EPSILONS, delta, bound)}
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def _class_releases(n: int, delta: float, bound: float, epsilon: float, seed: list) -> dict:
+    """Everything at one ε: smooth sensitivity, PTR's distance and odds, one release of each."""
+    data = _class_view(n, delta, bound, seed)["data"]
+    distance = distance_to_instability(data, LO, HI, bound)
+    # an independent child of the stream that drew the class
+    rng = np.random.default_rng(seed).spawn(1)[0]
+    return {"median": clipped_median(data, LO, HI), "distance": distance,
+            "smooth": median_smooth_sensitivity(data, LO, HI, epsilon / 6),
+            "answers": ptr_pass_probability(distance, epsilon, delta),
+            "released": {"exponential": float(private_median(data, LO, HI, epsilon, rng)),
+                         "smooth": float(smooth_sensitivity_median(data, LO, HI, epsilon, rng)),
+                         "ptr": float(ptr_median(data, LO, HI, epsilon, delta, bound, rng))}}
+
+
 @st.fragment
 def safe_alternatives() -> None:
     controls, plot = st.columns([1, 2], gap="large")
@@ -238,17 +253,13 @@ def safe_alternatives() -> None:
         delta = delta_slider("ls_delta", 1e-6, SAFE_DELTAS, label="δ (for PTR only)")
         bound = choice_slider("Δ̂: PTR's proposed bound on LS (points)", BOUNDS, 2.0, "ls_bound")
         resample_button("ls_safe", "🎲 New class and new releases")
-    view = _class_view(n, delta, bound, demo_seed("ls_safe"))
-    data, reach, sweep = view["data"], view["reach"], view["sweep"]
-    median = clipped_median(data, LO, HI)
-    smooth = median_smooth_sensitivity(data, LO, HI, epsilon / 6)
-    distance = distance_to_instability(data, LO, HI, bound)
+    seed = demo_seed("ls_safe")
+    view = _class_view(n, delta, bound, seed)
+    reach, sweep = view["reach"], view["sweep"]
+    at_epsilon = _class_releases(n, delta, bound, epsilon, seed)
+    median, smooth, distance = at_epsilon["median"], at_epsilon["smooth"], at_epsilon["distance"]
+    answers, released = at_epsilon["answers"], at_epsilon["released"]
     threshold = ptr_threshold(epsilon, delta)
-    answers = ptr_pass_probability(distance, epsilon, delta)
-    rng = rng_for("ls_safe").spawn(1)[0]  # a stream independent of the one that drew the class
-    released = {"exponential": float(private_median(data, LO, HI, epsilon, rng)),
-                "smooth": float(smooth_sensitivity_median(data, LO, HI, epsilon, rng)),
-                "ptr": float(ptr_median(data, LO, HI, epsilon, delta, bound, rng))}
     at = int(np.argmin(np.abs(SWEEP_EPSILONS - epsilon)))
     errors = {key: float(sweep[key][at]) for key in ("exponential", "smooth", "ptr", "global", "local")}
     with plot:

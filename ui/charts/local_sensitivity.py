@@ -112,18 +112,19 @@ def strip_chart(data, changed, person: int, lower: float, upper: float,
     shapes = [_xband(lower, upper, GLOBAL, row_d_prime - 0.45, row_d + 0.3, "y"),
               _xband(reach[0], reach[1], REACH, row_d - 0.3, row_d + 0.3, "y")]
     notes = [
-        _label(lower, row_d_prime - 0.38, "global: one change could move a median anywhere in 0–100",
-               xanchor="left", yanchor="bottom", font={"color": GREY, "size": 13}, bgcolor="rgba(0,0,0,0)"),
+        _label(lower, row_d_prime - 0.4, " global: anywhere in 0–100", xanchor="left", yanchor="bottom",
+               font={"color": GREY, "size": 13}, bgcolor="rgba(0,0,0,0)"),
         _label((reach[0] + reach[1]) / 2, row_d + 0.32,
-               f"local: one change keeps it in [{reach[0]:g}, {reach[1]:g}]",
+               f"local: [{reach[0]:g}, {reach[1]:g}]",
                xanchor="center", yanchor="bottom", font={"color": PALETTE["green"], "size": 13}),
         {"x": changed[person], "y": row_d_prime, "ax": data[person], "ay": row_d, "xref": "x",
          "yref": "y", "axref": "x", "ayref": "y", "showarrow": bool(data[person] != changed[person]),
          "arrowhead": 2, "arrowwidth": 2, "arrowcolor": COLOUR_MOVED, "standoff": 10, "startstandoff": 10,
          "text": ""},
     ]
-    return _figure("One student's score changes: D becomes D′", "exam score (points out of 100)", "",
-                   traces, shapes=shapes, annotations=notes, height=330,
+    return _figure("D becomes D′: one score changes", "exam score (points out of 100)", "",
+                   traces, shapes=shapes, annotations=notes, height=360,
+                   legend={**LEGEND_BELOW, "y": -0.3},
                    xaxis={"range": [lower - 3, upper + 3], "dtick": 10},
                    yaxis={"tickvals": [row_d_prime, row_d], "ticktext": ["D′", "D"],
                           "range": [-0.55, 1.6], "showgrid": False})
@@ -182,7 +183,7 @@ def trap_chart(x, density_d, density_d_prime, centre: float, scale_d: float, sca
     shapes = [_xband(centre - radius, centre + radius, EVENT)] if radius > 0 else [_vline(centre, PALETTE["sky"], "solid")]
     notes = [_label(centre + radius, 1, " audit event S", yref="paper", xanchor="left", yanchor="top",
                     font={"color": "#2a7fb0", "size": 13})]
-    return _figure("Noise scaled to local sensitivity: M(D) against M(D′)", "released median (points)",
+    return _figure("Noise ∝ LS: outputs on D and D′", "released median (points)",
                    "density (log scale)", traces, shapes=shapes, annotations=notes,
                    xaxis={"range": [float(x[0]), float(x[-1])]},
                    yaxis={**LOG, "range": [math.log10(1e-7), 0.3], "dtick": 1})
@@ -249,13 +250,16 @@ def distance_chart(reach, beta: float, smooth: float, bound: float, distance: fl
                             xanchor="left", yanchor="bottom", font={"color": COLOUR_MOVED, "size": 13}))
     if math.isfinite(distance) and distance <= last:
         shapes.append(_vline(distance, PALETTE["purple"], "dot"))
-        notes.append(_label(distance, 0.98, f" distance to LS > Δ̂: {distance:.0f}", yref="paper",
-                            xanchor="left", yanchor="top", font={"color": "#a0527f", "size": 13}))
-    return _figure("How far the median could move, k changes away",
-                   "k (students changed, a distance between datasets)",
+        right = distance > 0.6 * last  # keep the label inside the plot
+        notes.append(_label(distance, 0.98, f" distance to LS > Δ̂: {distance:.0f} " if right else
+                            f" distance to LS > Δ̂: {distance:.0f}", yref="paper",
+                            xanchor="right" if right else "left", yanchor="top",
+                            font={"color": "#a0527f", "size": 13}))
+    top = 3 * max(float(np.max(shown)), bound, smooth)
+    return _figure("Sensitivity k changes away", "k (students changed)",
                    "sensitivity (points, log scale)", traces, shapes=shapes, annotations=notes,
                    xaxis={"range": [-0.5, last + 0.5]},
-                   yaxis={**LOG, "range": [math.log10(floor), math.log10(150)]})
+                   yaxis={**LOG, "range": [math.log10(floor), math.log10(min(top, 300))]})
 
 
 def accuracy_chart(epsilons, sweep: dict, epsilon: float, answer_level: float = 0.5) -> go.Figure:
@@ -279,14 +283,15 @@ def accuracy_chart(epsilons, sweep: dict, epsilon: float, answer_level: float = 
     refuses = epsilons[np.asarray(sweep["ptr_answers"]) < answer_level]
     shapes, notes = [_vline(epsilon, "black", "dash")], []
     if refuses.size:
-        shapes.append(_xband(math.log10(epsilons[0]), math.log10(refuses.max()), "rgba(230, 159, 0, 0.12)"))
+        shapes.append(_xband(math.log10(epsilons[0]), math.log10(refuses.max()), "rgba(230, 159, 0, 0.2)"))
         notes.append(_label(math.log10(refuses.max()), 0.02, "PTR mostly says ⊥ here ", yref="paper",
                             xanchor="right", yanchor="bottom", font={"color": "#9a6a00", "size": 13}))
     notes.append(_label(math.log10(epsilon), 1, f" your ε = {epsilon:g}", yref="paper", xanchor="left",
                         yanchor="top", font={"size": 13}))
-    return _figure("Accuracy: typical error of each private median", "ε (log scale)",
+    edges = [math.log10(epsilons[0]) - 0.05, math.log10(epsilons[-1]) + 0.05]
+    return _figure("Typical error of each private median", "ε (log scale)",
                    "typical error (points, log scale)", traces, shapes=shapes, annotations=notes,
-                   xaxis={**LOG, "dtick": 1}, height=480,
+                   xaxis={**LOG, "dtick": 1, "range": edges}, height=480,
                    yaxis={**LOG, "dtick": 1, "range": [math.log10(_lowest(sweep)) - 0.3, math.log10(400)]})
 
 

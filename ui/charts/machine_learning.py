@@ -18,7 +18,9 @@ from ui.theme import GREY, PALETTE, figure, series_style
 MAX_POINTS = 400  # per curve sent to the browser
 _THEME = figure("", "", "").to_dict()["layout"]
 LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0, "xanchor": "left"}
-LOG_AXIS = {"type": "log", "exponentformat": "power"}
+EPSILON_TICKS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50]
+EPSILON_AXIS = {"type": "log", "tickvals": EPSILON_TICKS,
+                "ticktext": [f"{e:g}" for e in EPSILON_TICKS]}
 LABEL_BOX = "rgba(255,255,255,0.85)"
 MEMBERS, OTHERS, BOUND, GDP, BASELINE = 0, 1, 3, 2, 4  # series_style indices
 
@@ -35,7 +37,7 @@ def _figure(title: str, x_title: str, y_title: str, traces: list[dict], *,
     spec["shapes"] = list(shapes)
     spec["annotations"] = list(annotations)
     spec["legend"] = LEGEND_BELOW
-    spec["margin"] = {"b": 40}
+    spec["margin"] = {"b": 40, "r": 30}
     spec.update(layout)
     return go.Figure(data=traces, layout=spec)
 
@@ -57,10 +59,6 @@ def _hline(y: float, colour: str = GREY, dash: str = "dot") -> dict:
 
 def _label(x, y, text: str, **kwargs) -> dict:
     return {"x": x, "y": y, "text": text, "showarrow": False, "bgcolor": LABEL_BOX, **kwargs}
-
-
-def _pct(value: float) -> str:
-    return f"{100 * value:.0f}%"
 
 
 def thin_curve(x, y, max_points: int = MAX_POINTS) -> tuple[np.ndarray, np.ndarray]:
@@ -117,7 +115,6 @@ def roc_chart(fpr, tpr, *, title: str, attack_name: str = "the attack",
                        "line": {"color": GREY, "width": 2, "dash": "longdash"}})
     x, y = thin_curve(fpr, tpr)
     traces.append(_line(x, y, attack_name, MEMBERS))
-    notes = []
     if point is not None:
         traces.append({"type": "scatter", "x": [point[1]], "y": [point[0]], "mode": "markers",
                        "name": "threshold chosen on shadow models",
@@ -125,8 +122,7 @@ def roc_chart(fpr, tpr, *, title: str, attack_name: str = "the attack",
                                   "line": {"color": "white", "width": 1.5}},
                        "hovertemplate": "TPR %{y:.3f} at FPR %{x:.3f}<extra></extra>"})
     square = {"range": [0, 1], "constrain": "domain"}
-    return _figure(title, "false-positive rate (non-members called members)",
-                   "true-positive rate (members caught)", traces, annotations=notes,
+    return _figure(title, "FPR (non-members flagged)", "TPR (members caught)", traces,
                    xaxis=square, yaxis={**square, "scaleanchor": "x", "scaleratio": 1},
                    height=480)
 
@@ -152,7 +148,7 @@ def accuracy_sweep_chart(epsilons, mean, se, *, nonprivate: float, noiseless: fl
     notes = [_label(math.log10(current), 1, f" your ε = {current:g}", yref="paper",
                     xanchor="left", yanchor="top")]
     return _figure("Accuracy on fresh records against ε", "ε (log scale)", "test accuracy (%)",
-                   traces, xaxis={**LOG_AXIS, "exponentformat": "none"},
+                   traces, xaxis=EPSILON_AXIS,
                    yaxis={"range": [45, 100 * max(bayes, nonprivate, float(np.max(mean))) + 5]},
                    shapes=[_vline(current)], annotations=notes)
 
@@ -177,7 +173,7 @@ def advantage_sweep_chart(epsilons, mean, se, *, cap, exact_cap, nonprivate: flo
                     xanchor="left", yanchor="top")]
     return _figure("Membership advantage against ε", "ε (log scale)",
                    "attacker's advantage TPR − FPR", traces,
-                   xaxis={**LOG_AXIS, "exponentformat": "none"},
+                   xaxis=EPSILON_AXIS,
                    yaxis={"range": [min(-0.05, float(np.min(mean - 2 * se)) - 0.02), 1.02]},
                    shapes=[_vline(current), _hline(0.0, GREY, "solid")], annotations=notes)
 

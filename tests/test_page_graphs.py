@@ -1,0 +1,242 @@
+"""The "Privacy for graphs" page: its branches, radios, buttons and quizzes, and its charts."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from dp import graphs as g
+from tests.conftest import app_test
+from ui.charts import graphs as charts
+from ui.course import LESSONS
+
+LESSON = next(lesson for lesson in LESSONS if lesson.slug == "graphs")
+
+
+@pytest.fixture(scope="module")
+def default_run():
+    return app_test(LESSON)
+
+
+def _clean(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def _titles(at) -> list[str]:
+    return [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+
+
+def _chart(at, name: str) -> dict:
+    for element in at.get("plotly_chart"):
+        spec = json.loads(element.proto.spec)
+        if spec["layout"]["title"]["text"].startswith(name):
+            return spec
+    raise AssertionError(f"no chart titled {name!r}")
+
+
+def _text(at) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def _metric(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_defaults_show_every_section(default_run):
+    at = default_run
+    _clean(at)
+    assert at.title[0].value == "Privacy for graphs"
+    assert _titles(at) == [
+        "The network: 200 people, 594 ties", "Friends per person: a few hubs, many with few",
+        "G′ drawn over G", "G′ drawn over G", "How much one neighbour can change each count",
+        "Where the released triangle count lands", "Expected error as the network grows"]
+    text = _text(at)
+    assert "both graphs always have the same n people" in text  # the neighbouring relations
+    assert "add or remove" in text  # and the other convention, resolved
+    assert at.success and "consistent with the promise" in at.success[0].value
+
+
+def test_table_and_metrics_match_dp(default_run):
+    # The page's network is dp's generator at N_MAX with the page's seed, cut to n = 200.
+    import zlib
+
+    from ui.seeds import DEFAULT_SEED
+
+    seed = [DEFAULT_SEED, zlib.crc32(b"graphs_net"), 0]
+    edges = g.prefix(g.preferential_attachment(2000, 3, np.random.default_rng(seed), 0.5), 200)
+    stats = g.graph_stats(200, edges)
+    table = g.sensitivity_table(stats)
+    assert _metric(default_run, "Max degree, d") == str(stats.max_degree)
+    assert _metric(default_run, "Triangles, T") == f"{stats.triangles:,}"
+    shown = default_run.table[0].value
+    row = shown[shown["query q"] == "number of triangles"].iloc[0]
+    assert row["LS edge"] == f"{table['triangles']['ls_edge']:,}"
+    assert row["GS node"] == "19,701"
+    # the side-by-side metrics are the local sensitivities of the triangle count
+    changes = [m.value for m in default_run.metric if m.label == "number of triangles: G → G′"]
+    before_after = [tuple(int(x.replace(",", "")) for x in c.split(" → ")) for c in changes]
+    assert [abs(a - b) for a, b in before_after] == [table["triangles"]["ls_edge"],
+                                                     table["triangles"]["ls_node"]]
+
+
+def test_each_count_has_its_side_by_side_and_the_radio_moves_only_that_demo():
+    # A link carries a radio's label (Streamlit binds the formatted option).
+    at = app_test(LESSON, {"graphs_query": charts.QUERY_NAMES["edges"]})
+    release = _chart(at, "Where the released")["data"][0]["y"]
+    markers = {"edges": "Flipping one tie changes the number of ties",
+               "max_degree": "One tie moves the max degree",
+               "triangles": "friends they have in common"}
+    for query in g.QUERIES:
+        if query != "edges":
+            at.radio(key="graphs_query").set_value(query).run()
+        _clean(at)
+        assert sum(m.label.startswith(charts.QUERY_NAMES[query]) for m in at.metric) == 2
+        assert markers[query] in _text(at)
+        assert _chart(at, "Where the released")["data"][0]["y"] == release
+
+
+def test_tighter_bound_and_large_delta():
+    at = app_test(LESSON, {"graphs_bound": "max common friends (tighter)", "graphs_delta": "0.1"})
+    _clean(at)
+    table = at.table[0].value
+    ls = table[table["query q"] == "number of triangles"].iloc[0]["LS edge"]
+    names = [t["name"] for t in _chart(at, "Where the released")["data"]]
+    assert names[0] == f"(2ε, δ) mechanism, B = {ls}"  # the bound is LS_edge itself
+    # δ = 0.1: each run falls below the bound with probability 0.05, about 1,000 of 20,000.
+    count = int(re.search(r"simulated runs,\s+\*\*([\d,]+)\*\*", _text(at)).group(1).replace(",", ""))
+    assert 850 < count < 1150  # ± 5 standard errors of Binomial(20000, 0.05) (σ ≈ 31)
+
+
+def test_large_network_is_summarised_not_drawn():
+    at = app_test(LESSON, {"graphs_n": "1000"})
+    _clean(at)
+    titles = _titles(at)
+    assert "G′ drawn over G" not in titles and not any(t.startswith("The network") for t in titles)
+    assert titles.count("Friends per person: a few hubs, many with few") == 1
+    assert any("drawing stops at 200 people" in info.value for info in at.info)
+
+
+def test_small_epsilon_small_network_lets_naive_noise_win():
+    # n = 20, ε = 0.05: the shift ln(10⁶)/0.05 ≈ 276 dwarfs n − 2 = 18.
+    at = app_test(LESSON, {"graphs_n": "20", "graphs_eps": "0.05"})
+    _clean(at)
+    assert "naive mechanism wins" in _text(at)
+
+
+def test_resample_buttons_redraw_only_their_own_randomness(default_run):
+    at = app_test(LESSON)
+    # the same seed gives the same page
+    assert [m.value for m in at.metric] == [m.value for m in default_run.metric]
+    triangles = _metric(at, "Triangles, T")
+    releases = _chart(at, "Where the released")["data"][0]["y"]
+    at.button(key="graphs_noise_resample").click().run()
+    _clean(at)
+    assert _metric(at, "Triangles, T") == triangles
+    assert _chart(at, "Where the released")["data"][0]["y"] != releases
+    before = (_metric(at, "Triangles, T"), _metric(at, "Max degree, d"))
+    at.button(key="graphs_net_resample").click().run()
+    _clean(at)
+    assert (_metric(at, "Triangles, T"), _metric(at, "Max degree, d")) != before
+
+
+def test_bad_radio_link_values_are_harmless():
+    _clean(app_test(LESSON, {"graphs_query": "nonsense", "graphs_bound": "nonsense"}))
+
+
+def test_extreme_corners_run_cleanly():
+    # Smallest and densest networks with the extreme privacy settings and the tighter bound.
+    for query in ({"graphs_n": "20", "graphs_ties": "8", "graphs_triad": "1.0", "graphs_eps": "5",
+                   "graphs_delta": "0.1", "graphs_bound": "max common friends (tighter)",
+                   "graphs_query": "number of ties"},
+                  {"graphs_n": "20", "graphs_ties": "1", "graphs_triad": "0.0",
+                   "graphs_eps": "0.05", "graphs_delta": "1e-12"}):
+        at = app_test(LESSON, query)
+        _clean(at)
+
+
+QUIZ_ANSWERS = {"who-is-protected": 1, "triangle-gs": 2, "why-noisy-bound": 1, "delta-role": 1}
+
+
+def test_quizzes_reveal_after_a_guess():
+    at = app_test(LESSON)
+    for quiz_id, answer in QUIZ_ANSWERS.items():
+        at.radio(key=f"graphs_quiz_{quiz_id}").set_value(answer)
+    at.run()
+    for quiz_id in QUIZ_ANSWERS:
+        at.toggle(key=f"graphs_quiz_{quiz_id}_reveal").set_value(True)
+    at.run()
+    _clean(at)
+    assert _text(at).count("✅ Right.") == len(QUIZ_ANSWERS)
+
+
+# --- chart builders ---------------------------------------------------------------------------
+
+
+def _network(n=60, ties=2):
+    edges = g.preferential_attachment(n, ties, np.random.default_rng(1), 0.5)
+    return g.graph_stats(n, edges)
+
+
+def test_spring_layout_is_deterministic_and_keeps_friends_closer():
+    stats = _network()
+    pos = charts.spring_layout(stats.n, stats.edges)
+    assert pos.shape == (60, 2) and np.all(np.isfinite(pos))
+    assert np.array_equal(pos, charts.spring_layout(stats.n, stats.edges))
+    tie_length = np.linalg.norm(pos[stats.edges[:, 0]] - pos[stats.edges[:, 1]], axis=1).mean()
+    all_pairs = np.linalg.norm(pos[:, None] - pos[None, :], axis=2).sum() / (60 * 59)
+    assert tie_length < 0.7 * all_pairs
+
+
+def test_graph_chart_draws_each_change_once():
+    stats = _network()
+    pos = charts.spring_layout(stats.n, stats.edges)
+    plain = charts.graph_chart(pos, stats.edges, stats.degrees, "G")
+    assert len(plain.data) == 2  # ties as one polyline, people as one marker trace
+    assert np.isnan(plain.data[0].x).sum() == stats.m  # one break after each tie
+    removed = [tuple(stats.edges[0])]
+    fig = charts.graph_chart(pos, stats.edges, stats.degrees, "G′", highlight=list(removed[0]),
+                             highlight_name="whose ties change", removed=removed, added=[(5, 50)],
+                             context=[7], context_name="common friend")
+    names = [t.name for t in fig.data]
+    assert names[2:] == ["tie removed (1)", "tie added (1)", "common friend", "whose ties change"]
+    assert np.isnan(fig.data[0].x).sum() == stats.m - 1  # the removed tie left the background
+
+
+def test_charts_send_little_data_and_label_their_axes():
+    stats = _network(200, 3)
+    table = g.sensitivity_table(stats)
+    edges = np.linspace(0, 100, 71)
+    counts = np.ones(70, dtype=int)
+    figures = [
+        charts.degree_chart(stats.degrees),
+        charts.sensitivity_chart(table),
+        charts.release_chart(edges, counts, counts, 50, "mechanism", "naive"),
+        charts.error_chart([20, 200, 2000], np.geomspace(20, 2000, 60), np.geomspace(9, 999, 60),
+                           [20, 40, 90], [15, 18, 25], 200, 40),
+    ]
+    for fig in figures:
+        assert fig.layout.title.text
+        assert fig.layout.yaxis.title.text
+        assert sum(len(trace.x) for trace in fig.data if trace.x is not None) <= 5000
+    drawing = charts.graph_chart(charts.spring_layout(200, stats.edges), stats.edges,
+                                 stats.degrees, "G")
+    assert sum(len(trace.x) for trace in drawing.data) <= 3 * stats.m + stats.n
+
+
+def test_release_chart_is_a_density():
+    edges = np.linspace(-10, 10, 41)
+    counts = np.arange(40)
+    fig = charts.release_chart(edges, counts, counts[::-1], 0, "a", "b")
+    for trace in fig.data:
+        assert np.sum(trace.y) * 0.5 == pytest.approx(1.0)  # bin width 0.5
+
+
+def test_sensitivity_rows_show_the_table():
+    stats = _network(200, 3)
+    rows = charts.sensitivity_rows(g.sensitivity_table(stats), 200, stats.max_degree)
+    assert rows["query q"] == ["number of ties", "max degree d", "number of triangles"]
+    assert rows["GS edge"] == ["1", "1", "198"]
+    assert rows["GS node"] == ["199", "199", "19,701"]

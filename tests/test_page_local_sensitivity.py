@@ -1,0 +1,228 @@
+"""The "Local sensitivity and its traps" page: every branch of its three demos, the audit on each
+mechanism, radios and buttons, quizzes, and its chart builders.
+
+The generic tests in test_pages.py cover the sliders at their extremes and bad slider links.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from dp import local_sensitivity as ls
+from tests.conftest import app_test
+from ui.charts import local_sensitivity as charts
+from ui.course import LESSONS
+
+LESSON = next(lesson for lesson in LESSONS if lesson.slug == "local-sensitivity")
+
+
+@pytest.fixture(scope="module")
+def default_run():
+    return app_test(LESSON)
+
+
+def _clean(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def _titles(at) -> list[str]:
+    return [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+
+
+def _chart(at, name: str) -> dict:
+    for element in at.get("plotly_chart"):
+        spec = json.loads(element.proto.spec)
+        if spec["layout"]["title"]["text"].startswith(name):
+            return spec
+    raise AssertionError(f"no chart titled {name!r}")
+
+
+def _text(at) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def _metric(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_defaults_show_every_section(default_run):
+    at = default_run
+    _clean(at)
+    assert at.title[0].value == "Local sensitivity and its traps"
+    assert len(_titles(at)) == 6, _titles(at)
+    assert any("replace-one" in info.value for info in at.info)  # the neighbouring relation
+    # Spread-out class, the median student re-marked to 90: the median moves by LS = 8
+    assert (_metric(at, "Median of D"), _metric(at, "Median of D′")) == ("58", "66")
+    assert (_metric(at, "Local LS(D)"), _metric(at, "Global Δ")) == ("8", "100")
+    assert "12.5 times smaller" in _text(at)
+    # the trap is caught by the audit at its defaults (s = 1, ε = 1)
+    certified = float(_metric(at, "Certified ε̂ (lower bound)"))
+    assert certified > 3, certified
+    assert at.error and "breaks its promise" in at.error[0].value
+    assert "Caught." in _text(at)
+
+
+def test_bunched_class_has_zero_local_sensitivity():
+    at = app_test(LESSON, {"ls_data": "Bunched at the pass mark", "ls_person": "7", "ls_new": "90"})
+    _clean(at)
+    assert _metric(at, "Local LS(D)") == "0"
+    assert _metric(at, "Median of D′") == "60"
+    assert "LS(D) = 0" in _text(at)
+
+
+def test_two_camps_and_every_person():
+    at = app_test(LESSON, {"ls_data": "Two camps"})
+    _clean(at)
+    assert _metric(at, "Local LS(D)") == "54"
+    for person in (1, 11):
+        at.slider(key="ls_person").set_value(person).run()
+        _clean(at)
+    ramp = _chart(at, "The median as")["data"][0]
+    assert len(ramp["x"]) == 201 or "bdata" in json.dumps(ramp["x"])
+
+
+def test_zero_spread_shows_the_spike_and_no_loss_chart():
+    at = app_test(LESSON, {"ls_trap_s": "0"})
+    _clean(at)
+    assert "Privacy loss of each output" not in _titles(at)
+    assert "adds **no noise**" in _text(at)
+    spike = _chart(at, "Noise ∝ LS")["data"][0]
+    assert spike["name"].startswith("D: b = 0")
+    assert float(_metric(at, "Certified ε̂ (lower bound)")) > 5  # exact 60s against none
+
+
+@pytest.mark.parametrize("mechanism", ["smooth sensitivity with Cauchy noise", "propose-test-release",
+                                       "exponential mechanism"])
+def test_the_safe_mechanisms_pass_the_same_audit(mechanism):
+    at = app_test(LESSON, {"ls_aud_mech": mechanism})
+    _clean(at)
+    assert float(_metric(at, "Certified ε̂ (lower bound)")) <= 1.0
+    assert not at.error
+    assert at.success
+    assert not [c.value for c in at.caption if "is not a valid" in c.value]  # the link was valid
+    assert "Consistent with the promise" in _text(at)
+
+
+def test_ptr_refuses_on_a_small_class_and_answers_on_a_large_one(default_run):
+    assert "So PTR answers with probability" in _text(default_run)
+    at = app_test(LESSON, {"ls_n": "51"})
+    _clean(at)
+    assert "answers with probability just" in _text(at)
+    accuracy = _chart(at, "Typical error")
+    assert any("mostly says ⊥" in note["text"] for note in accuracy["layout"]["annotations"])
+
+
+def test_large_epsilon_can_crown_smooth_sensitivity():
+    at = app_test(LESSON, {"ls_eps": "10"})
+    _clean(at)
+    text = _text(at)
+    assert "Here smooth sensitivity wins" in text or "Here the exponential mechanism wins" in text
+
+
+def test_bad_radio_links_fall_back_with_a_note():
+    at = app_test(LESSON, {"ls_data": "everyone", "ls_aud_mech": "magic"})
+    _clean(at)
+    notes = " ".join(c.value for c in at.caption)
+    assert "ls_data='everyone'" in notes and "ls_aud_mech='magic'" in notes
+
+
+def test_resample_buttons_redraw_their_demo(default_run):
+    at = app_test(LESSON)
+    rug = _chart(at, "Noise ∝ LS")["data"][2]
+    at.button(key="ls_trap_resample").click().run()
+    _clean(at)
+    assert _chart(at, "Noise ∝ LS")["data"][2] != rug
+    before = _metric(at, "True median")
+    at.button(key="ls_safe_resample").click().run()
+    _clean(at)
+    assert _metric(at, "True median") != before
+
+
+def test_seed_reproduces_the_same_page(default_run):
+    assert [m.value for m in app_test(LESSON).metric] == [m.value for m in default_run.metric]
+
+
+QUIZ_ANSWERS = {"zero-noise": 1, "ptr-small": 2, "which-wins": 0}
+
+
+def test_quizzes_reveal_after_a_guess():
+    at = app_test(LESSON)
+    for quiz_id, answer in QUIZ_ANSWERS.items():
+        at.radio(key=f"local-sensitivity_quiz_{quiz_id}").set_value(answer)
+    at.run()
+    for quiz_id in QUIZ_ANSWERS:
+        at.toggle(key=f"local-sensitivity_quiz_{quiz_id}_reveal").set_value(True)
+    at.run()
+    _clean(at)
+    assert _text(at).count("✅ Right.") == len(QUIZ_ANSWERS)
+
+
+def test_quiz_numbers_match_dp():
+    # "ptr-small": spread class, Δ̂ = 10, ε = 1, δ = 1e-6 answers less than once in a million
+    data = ls.EXAMPLE_SCORES["spread"]
+    distance = ls.distance_to_instability(data, 0, 100, 10)
+    assert distance == 1
+    assert ls.ptr_pass_probability(distance, 1.0, 1e-6) < 1e-6
+    # "which-wins": at n = 1,001 and ε = 1 the exponential mechanism beats the other two
+    sweep = ls.accuracy_sweep(ls.synthetic_scores(1001, np.random.default_rng(7)), 0, 100, [1.0], 1e-6, 2.0)
+    assert sweep["exponential"][0] < sweep["smooth"][0] < sweep["ptr"][0]
+
+
+# --- chart builders ---------------------------------------------------------------------------
+
+def test_charts_send_little_data_and_label_their_axes():
+    data = np.array(ls.EXAMPLE_SCORES["spread"])
+    changed = data.copy()
+    changed[5] = 90
+    values = np.linspace(0, 100, 201)
+    x = np.linspace(0, 100, 801)
+    d = ls.synthetic_scores(1001, np.random.default_rng(1))
+    reach = ls.median_sensitivity_at_distance(d, 0, 100)
+    epsilons = np.geomspace(0.01, 10, 31)
+    sweep = ls.accuracy_sweep(d, 0, 100, epsilons, 1e-6, 2.0)
+    figures = [
+        charts.strip_chart(data, changed, 5, 0, 100, 58, 66, (52, 66)),
+        charts.replacement_chart(values, ls.median_after_replacing(data, 5, values, 0, 100), 90, 66, 58,
+                                 (52, 66), 0, 100),
+        charts.trap_chart(x, np.exp(-np.abs(x - 60)) / 2, np.exp(-np.abs(x - 60) / 28) / 56, 60, 1, 28,
+                          np.full(20, 60.0), np.linspace(20, 90, 20), 8),
+        charts.trap_loss_chart(x, -np.abs(x - 60) + np.abs(x - 60) / 28 + math.log(28), 1.0),
+        charts.distance_chart(reach, 1 / 6, ls.median_smooth_sensitivity(d, 0, 100, 1 / 6), 2.0,
+                              ls.distance_to_instability(d, 0, 100, 2.0), ls.ptr_threshold(1.0, 1e-6)),
+        charts.accuracy_chart(epsilons, sweep, 1.0),
+    ]
+    for fig in figures:
+        assert fig.layout.title.text
+        assert fig.layout.xaxis.title.text
+        assert sum(len(trace.x) for trace in fig.data if trace.x is not None) <= 5000
+
+
+def test_distance_chart_crops_to_the_interesting_k():
+    d = ls.synthetic_scores(2001, np.random.default_rng(1))
+    reach = ls.median_sensitivity_at_distance(d, 0, 100)
+    threshold = ls.ptr_threshold(1.0, 1e-6)
+    distance = ls.distance_to_instability(d, 0, 100, 2.0)
+    fig = charts.distance_chart(reach, 1 / 6, 0.1, 2.0, distance, threshold)
+    shown = len(fig.data[0].x)
+    assert max(1.5 * threshold, 1.5 * distance, 18) <= shown <= 2002
+    assert shown < 400  # not all 2,002 distances
+
+
+def test_accuracy_chart_hides_ptr_where_it_mostly_refuses():
+    epsilons = np.array([0.1, 1.0, 10.0])
+    sweep = {"exponential": [1, 0.1, 0.01], "smooth": [5, 0.5, 0.005], "ptr": [20, 2, 0.2],
+             "ptr_answers": [0.0, 0.3, 1.0], "global": [40, 40, 7], "local": [0.5, 0.05, 0.005]}
+    fig = charts.accuracy_chart(epsilons, sweep, 1.0)
+    ptr = next(trace for trace in fig.data if trace.name.startswith("propose"))
+    assert np.isnan(ptr.y[0]) and np.isnan(ptr.y[1]) and ptr.y[2] == pytest.approx(0.2)
+
+
+def test_trap_chart_draws_a_spike_when_there_is_no_noise():
+    x = np.linspace(0, 100, 11)
+    fig = charts.trap_chart(x, None, np.full(11, 0.01), 60, 0.0, 28, np.full(20, 60.0), np.full(20, 50.0), 0.0)
+    assert list(fig.data[0].x) == [60, 60]
+    assert fig.data[0].name.startswith("D: b = 0")
