@@ -111,12 +111,12 @@ def local_vs_global() -> None:
         st.plotly_chart(charts.strip_chart(data, changed, index, LO, HI, median, new_median, reach),
                         key="ls_strip", **CHART)
     with controls:
-        left, right = st.columns(2)
+        left, right = st.columns(2)  # on a phone the left column comes first: medians, then sensitivities
         left.metric("Median of D", f"{median:g}")
-        right.metric("Median of D′", f"{new_median:g}", delta=f"{new_median - median:+g}",
-                     delta_color="off")
-        left.metric("Local LS(D)", f"{local:g}", help="The most one changed score can move the median "
-                                                      "of this dataset.")
+        left.metric("Median of D′", f"{new_median:g}", delta=f"{new_median - median:+g}",
+                    delta_color="off")
+        right.metric("Local LS(D)", f"{local:g}", help="The most one changed score can move the median "
+                                                       "of this dataset.")
         right.metric("Global Δ", f"{HI - LO:g}", help="The most one changed score can move the median "
                                                       "of any dataset of scores in 0–100.")
     with plot:

@@ -67,14 +67,6 @@ def per_coordinate_shift(query: str, sensitivity) -> float:
 
 # --- accuracy -----------------------------------------------------------------------------
 
-def laplace_density(x, loc, scale):
-    """p(x) = exp(−|x − loc|/b)/(2b), the Lap(loc, b) density."""
-    b = check.positive("scale", scale)
-    loc = check.finite_array("loc", loc)
-    x = check.finite_array("x", x)
-    return np.exp(-np.abs(x - loc) / b) / (2 * b)
-
-
 def laplace_variance(scale) -> float:
     """Var[Y] = 2b² for Y ~ Lap(b) (Dwork & Roth 2014, §3.3)."""
     b = check.non_negative("scale", scale)

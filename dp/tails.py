@@ -26,13 +26,6 @@ def _array_out(values):
     return values if np.ndim(values) else float(values)
 
 
-def laplace_noise_density(y, scale):
-    """Density of Lap(b) at y: exp(−|y|/b)/(2b)."""
-    b = check.positive("scale", scale)
-    y = check.finite_array("y", y)
-    return _array_out(np.exp(-np.abs(y) / b) / (2 * b))
-
-
 def gaussian_noise_density(y, sigma):
     """Density of N(0, σ²) at y: exp(−y²/(2σ²))/(σ√(2π))."""
     sigma = check.positive("sigma", sigma)
@@ -84,18 +77,6 @@ def tail_crossover(scale, sigma) -> float:
     else:  # h′(0) > 0 by a rounding error only: the curves part at t = 0
         return 0.0
     return float(brentq(h, lo, hi, xtol=1e-12 * hi, rtol=1e-12))
-
-
-def laplace_loss(y, scale, sensitivity=1.0):
-    """L(y) = ln(p(y)/q(y)) = (|y − Δ| − |y|)/b for P = Lap(0, b), Q = Lap(Δ, b).
-
-    By the triangle inequality |L(y)| ≤ Δ/b, which is ε when b = Δ/ε: the loss is
-    bounded, so the mechanism is ε-DP (Dwork & Roth 2014, Thm 3.6).
-    """
-    b = check.positive("scale", scale)
-    sensitivity = check.non_negative("sensitivity", sensitivity)
-    y = check.finite_array("y", y)
-    return _array_out((np.abs(y - sensitivity) - np.abs(y)) / b)
 
 
 def gaussian_loss(y, sigma, sensitivity=1.0):

@@ -17,7 +17,6 @@ from dp.laplace_accuracy import (
     consistent_counts,
     epsilon_for_error,
     histogram_errors,
-    laplace_density,
     laplace_interval,
     laplace_quantile,
     laplace_samples,
@@ -34,6 +33,7 @@ from dp.laplace_accuracy import (
     union_bound_error,
     zipf_distribution,
 )
+from dp.privacy_loss import laplace_density
 from ui.audit import certified_epsilon
 
 SETTINGS = settings(derandomize=True, max_examples=60, deadline=None)

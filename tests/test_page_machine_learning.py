@@ -117,10 +117,10 @@ def test_when_dp_gd_never_catches_up_the_page_says_why():
 
 
 def test_a_tpr_above_the_bound_is_explained_as_sampling_error():
-    # At ε = 0.1 the bound is nearly the diagonal and this seed's estimate pokes above it by
-    # 0.03 standard errors (found by a scan of the settings; see tests/test_learning.py for
-    # the statistical check that such excursions stay within sampling error).
-    at = app_test(LESSON, {"ml_eps": "0.1", "ml_clip": "0.1", "ml_epochs": "10"})
+    # At ε = 0.2 the bound is close to the diagonal, and with these settings the default seed's
+    # estimate pokes just above it (found by a scan of the settings; tests/test_learning.py
+    # checks that such excursions stay within sampling error).
+    at = app_test(LESSON, {"ml_eps": "0.2", "ml_clip": "10", "ml_epochs": "50"})
     _clean(at)
     assert any("sampling" in info.value for info in at.info)
 

@@ -12,6 +12,7 @@ from scipy import integrate
 from scipy.stats import laplace, norm
 
 from dp import gaussian_delta, gaussian_mechanism, gaussian_sigma, laplace_mechanism, laplace_tail
+from dp.privacy_loss import laplace_density, laplace_privacy_loss
 from dp.tails import (
     audit_with_delta,
     delta_integrand,
@@ -23,8 +24,6 @@ from dp.tails import (
     gaussian_loss_threshold,
     gaussian_noise_density,
     gaussian_tail,
-    laplace_loss,
-    laplace_noise_density,
     leaked_records,
     noise_std_in_d_dimensions,
     sample_leaked_records,
@@ -43,9 +42,9 @@ deltas = st.sampled_from([1e-12, 1e-8, 1e-5, 1e-3, 1e-2, 0.1])
 
 def test_densities_match_scipy():
     y = np.linspace(-20, 20, 101)
-    np.testing.assert_allclose(laplace_noise_density(y, 2.5), laplace.pdf(y, scale=2.5), rtol=1e-12)
+    np.testing.assert_allclose(laplace_density(y, 0.0, 2.5), laplace.pdf(y, scale=2.5), rtol=1e-12)
     np.testing.assert_allclose(gaussian_noise_density(y, 3.0), norm.pdf(y, scale=3.0), rtol=1e-12)
-    assert laplace_noise_density(0.0, 1.0) == 0.5  # 1/(2b)
+    assert laplace_density(0.0, 0.0, 1.0) == 0.5  # 1/(2b)
 
 
 def test_gaussian_tail_matches_scipy_and_underflows_gracefully():
@@ -86,7 +85,7 @@ def test_tail_crossover_at_the_default_settings():
 @given(epsilons, sensitivities, st.floats(-1e3, 1e3))
 def test_laplace_loss_is_bounded_by_epsilon(epsilon, sensitivity, y):
     b = sensitivity / epsilon
-    loss = laplace_loss(y, b, sensitivity)
+    loss = laplace_privacy_loss(y, 0.0, sensitivity, b)
     assert abs(loss) <= epsilon * (1 + 1e-12)
     if y <= 0:
         assert loss == pytest.approx(epsilon)
@@ -98,7 +97,7 @@ def test_losses_are_log_density_ratios():
     y = np.linspace(-10, 10, 41)
     ratio_lap = np.log(laplace.pdf(y, scale=2.0) / laplace.pdf(y, loc=1.5, scale=2.0))
     ratio_gauss = np.log(norm.pdf(y, scale=2.0) / norm.pdf(y, loc=1.5, scale=2.0))
-    np.testing.assert_allclose(laplace_loss(y, 2.0, 1.5), ratio_lap, atol=1e-12)
+    np.testing.assert_allclose(laplace_privacy_loss(y, 0.0, 1.5, 2.0), ratio_lap, atol=1e-12)
     np.testing.assert_allclose(gaussian_loss(y, 2.0, 1.5), ratio_gauss, atol=1e-12)
 
 
@@ -235,7 +234,7 @@ def test_audit_of_laplace_stays_below_epsilon():
 # --- validation --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("call", [
-    lambda: laplace_noise_density(0.0, 0.0),
+    lambda: laplace_density(0.0, 0.0, 0.0),
     lambda: gaussian_noise_density([np.nan], 1.0),
     lambda: gaussian_tail(1.0, -1.0),
     lambda: tail_crossover(-1.0, 1.0),

@@ -17,6 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dp import laplace_tail
+from dp.privacy_loss import laplace_density, laplace_privacy_loss
 from dp.tails import (
     delta_integrand,
     gaussian_loss,
@@ -24,8 +25,6 @@ from dp.tails import (
     gaussian_loss_mean,
     gaussian_noise_density,
     gaussian_tail,
-    laplace_loss,
-    laplace_noise_density,
     noise_std_in_d_dimensions,
 )
 from ui.theme import GREY, PALETTE, figure, series_style
@@ -89,7 +88,7 @@ def density_chart(scale: float, sigma: float, sigma_classic: float | None = None
     widths = [8 * scale, 4 * sigma] + ([4 * sigma_classic] if sigma_classic else [])
     x = np.linspace(-max(widths), max(widths), GRID)
     traces = [
-        _line(x, laplace_noise_density(x, scale), f"Laplace, b = {_fmt(scale)}", LAPLACE),
+        _line(x, laplace_density(x, 0.0, scale), f"Laplace, b = {_fmt(scale)}", LAPLACE),
         _line(x, gaussian_noise_density(x, sigma), f"Gaussian (analytic), σ = {_fmt(sigma)}",
               GAUSSIAN),
     ]
@@ -130,7 +129,7 @@ def loss_chart(scale: float, sigma: float, sensitivity: float, epsilon: float,
     lo = min(threshold - spread, -3 * sigma, -3 * scale)
     hi = sensitivity - lo  # L is antisymmetric about Δ/2: keep the view symmetric too
     y = np.union1d(np.linspace(lo, hi, GRID), [0.0, sensitivity])
-    traces = [_line(y, laplace_loss(y, scale, sensitivity), "Laplace", LAPLACE),
+    traces = [_line(y, laplace_privacy_loss(y, 0.0, sensitivity, scale), "Laplace", LAPLACE),
               _line(y, gaussian_loss(y, sigma, sensitivity), "Gaussian (analytic)", GAUSSIAN)]
     shapes = [_band(lo, threshold, PALETTE["orange"], 0.15), _hline(epsilon), _hline(-epsilon)]
     notes = [_label(lo, 0, f"Gaussian L > ε<br>for y < {_fmt(threshold)}", xanchor="left",

@@ -57,7 +57,7 @@ def _vline(x: float, text: str, *, log: bool = False, anchor: str = "left") -> t
 # ---------------------------------------------------------------- drawing the network
 
 
-def spring_layout(n: int, edges: np.ndarray, iterations: int = 120) -> np.ndarray:
+def spring_layout(n: int, edges: np.ndarray, iterations: int = 80) -> np.ndarray:
     """Node positions (n, 2) from a force-directed layout (Fruchterman & Reingold 1991).
 
     Deterministic: people start on a sunflower spiral in order of arrival (the oldest,
@@ -66,22 +66,23 @@ def spring_layout(n: int, edges: np.ndarray, iterations: int = 120) -> np.ndarra
     """
     i = np.arange(n)
     radius = np.sqrt((i + 0.5) / n)
-    pos = np.column_stack([radius * np.cos(i * GOLDEN_ANGLE), radius * np.sin(i * GOLDEN_ANGLE)])
+    x, y = radius * np.cos(i * GOLDEN_ANGLE), radius * np.sin(i * GOLDEN_ANGLE)
     edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
-    k = 1.6 / math.sqrt(n)  # ideal distance between friends
+    u, v = edges[:, 0], edges[:, 1]
+    k2 = (1.6 / math.sqrt(n)) ** 2  # squared ideal distance between friends
     for step in range(iterations):
-        delta = pos[:, None, :] - pos[None, :, :]
-        dist2 = np.maximum((delta**2).sum(axis=2), 1e-4)
-        np.fill_diagonal(dist2, np.inf)
-        force = (delta * (k * k / dist2)[:, :, None]).sum(axis=1)  # repulsion k²/dist
-        pull = pos[edges[:, 0]] - pos[edges[:, 1]]
-        pull = pull * (np.sqrt((pull**2).sum(axis=1)) / k)[:, None]  # attraction dist²/k
-        np.add.at(force, edges[:, 0], -pull)
-        np.add.at(force, edges[:, 1], pull)
-        length = np.maximum(np.sqrt((force**2).sum(axis=1)), 1e-9)
-        temperature = 0.1 * (1 - step / iterations)
-        pos += force * (np.minimum(length, temperature) / length)[:, None]
-    return pos - pos.mean(axis=0)
+        dx, dy = x[:, None] - x[None, :], y[:, None] - y[None, :]
+        push = k2 / np.maximum(dx * dx + dy * dy, 1e-4)  # repulsion k²/dist along the unit vector
+        np.fill_diagonal(push, 0.0)
+        fx, fy = (dx * push).sum(axis=1), (dy * push).sum(axis=1)
+        ex, ey = x[u] - x[v], y[u] - y[v]
+        pull = np.sqrt(ex * ex + ey * ey) / math.sqrt(k2)  # attraction dist²/k
+        fx += np.bincount(v, ex * pull, n) - np.bincount(u, ex * pull, n)
+        fy += np.bincount(v, ey * pull, n) - np.bincount(u, ey * pull, n)
+        length = np.maximum(np.sqrt(fx * fx + fy * fy), 1e-9)
+        step_size = np.minimum(length, 0.1 * (1 - step / iterations)) / length
+        x, y = x + fx * step_size, y + fy * step_size
+    return np.column_stack([x - x.mean(), y - y.mean()])
 
 
 def _segments(pos: np.ndarray, edges) -> tuple[np.ndarray, np.ndarray]:

@@ -18,7 +18,8 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from dp.laplace_accuracy import laplace_density, max_error_probability
+from dp.laplace_accuracy import max_error_probability
+from dp.privacy_loss import laplace_density
 from ui.theme import FONT_SIZE, GREY, PALETTE, series_style
 
 GRID = 401
