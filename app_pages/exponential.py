@@ -176,8 +176,8 @@ def disease_demo() -> None:
     lessons.render(SLUG, "dis-notice", eps=epsilon, k=f"{k:,}", gap=gap,
                    p_all=curves["laplace_all"][at], p_nm=curves["noisy_max"][at],
                    p_exp=curves["exponential"][at],
-                   reach_all=fmt(reach["laplace_all"]) if reach["laplace_all"] else "more than 10",
-                   reach_nm=fmt(reach["noisy_max"]) if reach["noisy_max"] else "more than 10",
+                   reach_all=f"≈ {fmt(reach['laplace_all'])}" if reach["laplace_all"] else "above 10",
+                   reach_nm=f"≈ {fmt(reach['noisy_max'])}" if reach["noisy_max"] else "above 10",
                    chance=1 / k)
 
 

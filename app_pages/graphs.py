@@ -40,6 +40,7 @@ BINS = 70
 NETWORK = "graphs_net"  # seed names (ui.seeds): the network, and the mechanism's noise
 NOISE = "graphs_noise"
 BOUND_NAMES = {"max_degree": "max degree d (the notes)", "max_common": "max common friends (tighter)"}
+BOUND_TEXT = {"max_degree": "the max degree d", "max_common": "the most friends any pair shares"}
 LEVEL_TITLES = {"edge": "Edge privacy: one tie flipped", "node": "Node privacy: one person rewired"}
 CHART = {"width": "stretch", "config": {"displaylogo": False}}
 
@@ -189,6 +190,8 @@ def side_by_side(n: int, ties: int, triad_p: float, seed: list) -> None:
                     added=change["added"], removed=change["removed"],
                     context=change["context"], context_name="common friend (one triangle each)"),
                     key=f"graphs_neighbour_{level}", **CHART)
+    if not drawn:
+        st.caption(lessons.section_text(SLUG, "side-by-side-undrawn", limit=DRAW_MAX))
     edge, node = changes["edge"], changes["node"]
     lessons.render(SLUG, f"notice-{query}", n=n, d=stats.max_degree, gs=n - 2, top=n - 1,
                    edge_change=abs(edge["after"] - edge["before"]),
@@ -238,7 +241,7 @@ def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
               "eps2": 2 * epsilon, "delta": delta, "shift": shift, "d_hat": draws["d_hat"],
               "scale": max(draws["d_hat"], 0) / epsilon, "release": draws["release"],
               "naive": draws["naive"], "naive_b": draws["naive_b"], "gs": n - 2,
-              "bound_name": BOUND_NAMES[bound],
+              "bound_name": BOUND_TEXT[bound],
               "mech_error": triangle_mechanism_error(b_value, epsilon, delta),
               "naive_error": draws["naive_b"], "mech_seen": draws["mech_error"],
               "naive_seen": draws["naive_error"], "runs": RUNS, "failures": draws["failures"],

@@ -43,7 +43,7 @@ from ui.params import (
     range_slider,
     url_value,
 )
-from ui.seeds import demo_seed, resample_button, rng_for
+from ui.seeds import demo_seed, resample_button
 
 SLUG = "local-sensitivity"
 LO, HI = SCORE_RANGE
@@ -91,13 +91,11 @@ st.header("Local versus global sensitivity")
 lessons.render(SLUG, "local-intro")
 
 
-@st.fragment
-def local_vs_global() -> None:
-    controls, plot = st.columns([1, 2], gap="large")
-    with controls:
-        name = _radio("Eleven exam scores", DATASETS, "spread", "ls_data")
-        person = range_slider("Which student changes (1 = lowest score)", 1, 11, 6, "ls_person")
-        new_score = range_slider("Their new score", 0, 100, 90, "ls_new")
+# Views are cached as objects (st.cache_resource; nothing mutates the figures), so a rerun
+# that changes nothing in a demo rebuilds nothing.
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _local_view(name: str, person: int, new_score: int) -> dict:
+    """Class `name` with student `person` (by rank) re-marked to `new_score`: charts and numbers."""
     data = np.array(EXAMPLE_SCORES[name])
     index = person - 1  # the example scores are sorted, so rank = position
     changed = data.copy()
@@ -107,27 +105,39 @@ def local_vs_global() -> None:
     local = median_local_sensitivity(data, LO, HI)
     values = np.linspace(LO, HI, 201)
     medians = median_after_replacing(data, index, values, LO, HI)
+    return {
+        "strip": charts.strip_chart(data, changed, index, LO, HI, median, new_median, reach),
+        "ramp": charts.replacement_chart(values, medians, new_score, new_median, median, reach, LO, HI),
+        "facts": {"median": median, "new_median": new_median, "low": reach[0], "high": reach[1],
+                  "local": local, "glob": HI - LO, "old": data[index], "new": new_score, "rank": person,
+                  "own_low": float(medians.min()), "own_high": float(medians.max()),
+                  "moved": abs(new_median - median), "ratio": (HI - LO) / local if local else 0.0},
+    }
+
+
+@st.fragment
+def local_vs_global() -> None:
+    controls, plot = st.columns([1, 2], gap="large")
+    with controls:
+        name = _radio("Eleven exam scores", DATASETS, "spread", "ls_data")
+        person = range_slider("Which student changes (1 = lowest score)", 1, 11, 6, "ls_person")
+        new_score = range_slider("Their new score", 0, 100, 90, "ls_new")
+    view = _local_view(name, person, new_score)
+    facts = view["facts"]
     with plot:
-        st.plotly_chart(charts.strip_chart(data, changed, index, LO, HI, median, new_median, reach),
-                        key="ls_strip", **CHART)
+        st.plotly_chart(view["strip"], key="ls_strip", **CHART)
     with controls:
         left, right = st.columns(2)  # on a phone the left column comes first: medians, then sensitivities
-        left.metric("Median of D", f"{median:g}")
-        left.metric("Median of D′", f"{new_median:g}", delta=f"{new_median - median:+g}",
-                    delta_color="off")
-        right.metric("Local LS(D)", f"{local:g}", help="The most one changed score can move the median "
-                                                       "of this dataset.")
+        left.metric("Median of D", f"{facts['median']:g}")
+        left.metric("Median of D′", f"{facts['new_median']:g}",
+                    delta=f"{facts['new_median'] - facts['median']:+g}", delta_color="off")
+        right.metric("Local LS(D)", f"{facts['local']:g}", help="The most one changed score can move the "
+                                                                "median of this dataset.")
         right.metric("Global Δ", f"{HI - LO:g}", help="The most one changed score can move the median "
                                                       "of any dataset of scores in 0–100.")
     with plot:
-        st.plotly_chart(charts.replacement_chart(values, medians, new_score, new_median, median, reach,
-                                                 LO, HI), key="ls_ramp", **CHART)
-    facts = {"median": median, "new_median": new_median, "low": reach[0], "high": reach[1],
-             "local": local, "glob": HI - LO, "old": data[index], "new": new_score, "rank": person,
-             "own_low": float(medians.min()), "own_high": float(medians.max()),
-             "scores": _scores(data), "moved": abs(new_median - median)}
-    lessons.render(SLUG, "local-notice-zero" if local == 0 else "local-notice", **facts,
-                   ratio=(HI - LO) / local if local else 0.0)
+        st.plotly_chart(view["ramp"], key="ls_ramp", **CHART)
+    lessons.render(SLUG, "local-notice-zero" if facts["local"] == 0 else "local-notice", **facts)
 
 
 local_vs_global()
@@ -157,13 +167,9 @@ def _within(radius: float, outputs) -> np.ndarray:
     return np.abs(np.asarray(outputs) - TRAP_CENTRE) <= radius
 
 
-@st.fragment
-def trap() -> None:
-    controls, plot = st.columns([1, 2], gap="large")
-    with controls:
-        spread = choice_slider("s: how far D's middle scores sit from 60", TRAP_SPREADS, 1, "ls_trap_s")
-        epsilon = choice_slider("ε claimed by the mechanism", TRAP_EPSILONS, 1.0, "ls_trap_eps")
-        resample_button("ls_trap", "🎲 Release 20 more from each")
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _trap_view(spread: float, epsilon: float, seed: tuple) -> dict:
+    """The trap pair at spread s: densities of median + Lap(LS/ε), 20 releases each, the loss."""
     d, d_prime = trap_pair(spread)
     local_d, local_d_prime = (median_local_sensitivity(x, LO, HI) for x in (d, d_prime))
     b_d, b_d_prime = local_d / epsilon, local_d_prime / epsilon
@@ -171,7 +177,7 @@ def trap() -> None:
     x = np.union1d(np.linspace(LO, HI, 801), [TRAP_CENTRE])
     density_d = laplace_density(x, TRAP_CENTRE, b_d) if b_d > 0 else None
     density_d_prime = laplace_density(x, TRAP_CENTRE, b_d_prime)
-    rng = rng_for("ls_trap")
+    rng = np.random.default_rng(list(seed))
     samples_d = local_sensitivity_median(d, LO, HI, epsilon, rng, size=RUG)
     samples_d_prime = local_sensitivity_median(d_prime, LO, HI, epsilon, rng, size=RUG)
     facts = {"d": _scores(np.sort(d)), "d_prime": _scores(np.sort(d_prime)), "s": spread, "eps": epsilon,
@@ -179,20 +185,36 @@ def trap() -> None:
              "low_s": TRAP_CENTRE - spread, "high_s": TRAP_CENTRE + spread,
              "exact_d": int(np.sum(samples_d == TRAP_CENTRE)), "rug": RUG,
              "spread_d": float(np.ptp(samples_d)), "spread_d_prime": float(np.ptp(samples_d_prime))}
+    view = {"d": d, "d_prime": d_prime, "radius": radius, "facts": facts, "loss": None,
+            "chart": charts.trap_chart(x, density_d, density_d_prime, TRAP_CENTRE, b_d, b_d_prime,
+                                       samples_d, samples_d_prime, radius)}
+    if density_d is not None:
+        loss = np.log(density_d / density_d_prime)
+        ratio = local_d_prime / local_d
+        view["loss"] = charts.trap_loss_chart(x, loss, epsilon)
+        facts.update(ratio=ratio, log_ratio=float(np.log(ratio)), loss_far=float(loss.min()))
+    return view
+
+
+@st.fragment
+def trap() -> None:
+    controls, plot = st.columns([1, 2], gap="large")
+    with controls:
+        spread = choice_slider("s: how far D's middle scores sit from 60", TRAP_SPREADS, 1, "ls_trap_s")
+        epsilon = choice_slider("ε claimed by the mechanism", TRAP_EPSILONS, 1.0, "ls_trap_eps")
+        resample_button("ls_trap", "🎲 Release 20 more from each")
+    view = _trap_view(spread, epsilon, tuple(demo_seed("ls_trap")))
+    d, d_prime, radius, facts = view["d"], view["d_prime"], view["radius"], view["facts"]
     with controls:
         lessons.render(SLUG, "trap-data", **facts)
     with plot:
-        st.plotly_chart(charts.trap_chart(x, density_d, density_d_prime, TRAP_CENTRE, b_d, b_d_prime,
-                                          samples_d, samples_d_prime, radius), key="ls_trap_chart", **CHART)
-    if b_d > 0:
-        loss = np.log(density_d / density_d_prime)
-        ratio = local_d_prime / local_d
+        st.plotly_chart(view["chart"], key="ls_trap_chart", **CHART)
+    if view["loss"] is not None:
         loss_plot, loss_text = st.columns([2, 1], gap="large")
         with loss_plot:
-            st.plotly_chart(charts.trap_loss_chart(x, loss, epsilon), key="ls_trap_loss", **CHART)
+            st.plotly_chart(view["loss"], key="ls_trap_loss", **CHART)
         with loss_text:
-            lessons.render(SLUG, "trap-notice", **facts, ratio=ratio, log_ratio=float(np.log(ratio)),
-                           loss_far=float(loss.min()))
+            lessons.render(SLUG, "trap-notice", **facts)
     else:
         lessons.render(SLUG, "trap-notice-zero", **facts)
 
@@ -243,6 +265,19 @@ def _class_releases(n: int, delta: float, bound: float, epsilon: float, seed: li
                          "ptr": float(ptr_median(data, LO, HI, epsilon, delta, bound, rng))}}
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _distance_figure(n: int, delta: float, bound: float, epsilon: float, seed: tuple):
+    at_epsilon = _class_releases(n, delta, bound, epsilon, list(seed))
+    return charts.distance_chart(_class_view(n, delta, bound, list(seed))["reach"], epsilon / 6,
+                                 at_epsilon["smooth"], bound, at_epsilon["distance"],
+                                 ptr_threshold(epsilon, delta))
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _accuracy_figure(n: int, delta: float, bound: float, epsilon: float, seed: tuple):
+    return charts.accuracy_chart(SWEEP_EPSILONS, _class_view(n, delta, bound, list(seed))["sweep"], epsilon)
+
+
 @st.fragment
 def safe_alternatives() -> None:
     controls, plot = st.columns([1, 2], gap="large")
@@ -253,18 +288,17 @@ def safe_alternatives() -> None:
         delta = delta_slider("ls_delta", 1e-6, SAFE_DELTAS, label="δ (for PTR only)")
         bound = choice_slider("Δ̂: PTR's proposed bound on LS (points)", BOUNDS, 2.0, "ls_bound")
         resample_button("ls_safe", "🎲 New class and new releases")
-    seed = demo_seed("ls_safe")
-    view = _class_view(n, delta, bound, seed)
+    seed = tuple(demo_seed("ls_safe"))
+    view = _class_view(n, delta, bound, list(seed))
     reach, sweep = view["reach"], view["sweep"]
-    at_epsilon = _class_releases(n, delta, bound, epsilon, seed)
+    at_epsilon = _class_releases(n, delta, bound, epsilon, list(seed))
     median, smooth, distance = at_epsilon["median"], at_epsilon["smooth"], at_epsilon["distance"]
     answers, released = at_epsilon["answers"], at_epsilon["released"]
     threshold = ptr_threshold(epsilon, delta)
     at = int(np.argmin(np.abs(SWEEP_EPSILONS - epsilon)))
     errors = {key: float(sweep[key][at]) for key in ("exponential", "smooth", "ptr", "global", "local")}
     with plot:
-        st.plotly_chart(charts.distance_chart(reach, epsilon / 6, smooth, bound, distance, threshold),
-                        key="ls_distance", **CHART)
+        st.plotly_chart(_distance_figure(n, delta, bound, epsilon, seed), key="ls_distance", **CHART)
     with controls:
         left, right = st.columns(2)
         left.metric("True median", f"{median:.2f}")
@@ -284,7 +318,7 @@ def safe_alternatives() -> None:
     lessons.quiz(SLUG, "which-wins")
     acc_plot, acc_text = st.columns([2, 1], gap="large")
     with acc_plot:
-        st.plotly_chart(charts.accuracy_chart(SWEEP_EPSILONS, sweep, epsilon), key="ls_accuracy", **CHART)
+        st.plotly_chart(_accuracy_figure(n, delta, bound, epsilon, seed), key="ls_accuracy", **CHART)
     with acc_text:
         lessons.render(SLUG, "releases", **facts)
         contenders = ["exponential", "smooth"] + (["ptr"] if answers >= 0.5 else [])
