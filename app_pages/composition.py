@@ -16,13 +16,12 @@ from dp.postprocessing import STEPS, post_process
 from ui import lessons
 from ui.charts import composition as charts
 from ui.params import (
+    choice_radio,
     choice_slider,
     delta_slider,
     epsilon_slider,
     log_options,
-    note_if_ignored,
     range_slider,
-    url_value,
 )
 from ui.seeds import resample_button, rng_for
 
@@ -142,15 +141,6 @@ def ledger_figure(epsilon: float, extra: int, steps: tuple[str, ...]):
                                [t for _, t in ledger])
 
 
-def radio(label: str, options, default, key: str) -> str:
-    """A horizontal radio bound to the URL, with the same 'link value ignored' note as sliders."""
-    link_value = url_value(key)
-    value = st.radio(label, options, index=list(options).index(default), key=key,
-                     horizontal=True, bind="query-params")
-    note_if_ignored(key, label, link_value, value)
-    return value
-
-
 st.title("Composition")
 lessons.render(SLUG, "hook")
 lessons.quiz(SLUG, "advanced-small-k")
@@ -162,7 +152,7 @@ def compare():
     lessons.render(SLUG, "compare-intro")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
-        mode = radio("The queries are", [PURE, GAUSS], PURE, "comp_mode")
+        mode = choice_radio("The queries are", [PURE, GAUSS], PURE, "comp_mode")
         if mode == PURE:
             epsilon = epsilon_slider("comp_eps", 0.1, label="ε per query")
         else:

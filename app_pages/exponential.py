@@ -18,6 +18,7 @@ from ui.audit import audit_panel
 from ui.charts import exponential as charts
 from ui.params import (
     EPSILONS,
+    choice_radio,
     choice_slider,
     epsilon_slider,
     n_slider,
@@ -44,15 +45,6 @@ COIN_FLIPS = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_00
               200_000, 500_000, 1_000_000]
 DISPLAY_BINS = 60
 RANDOM_BID_TOP = 10.0  # random bidders bid uniformly in [0, 10]
-
-
-def radio(label: str, options, default, key: str, format_func=str) -> str:
-    """A horizontal radio bound to the URL, with the same 'link value ignored' note as sliders."""
-    link_value = url_value(key)
-    value = st.radio(label, options, index=list(options).index(default), key=key,
-                     format_func=format_func, horizontal=True, bind="query-params")
-    note_if_ignored(key, label, link_value, format_func(value))
-    return value
 
 
 def fmt(x: float) -> str:
@@ -243,7 +235,7 @@ def median_view(kind: str, n: int, lower: float, upper: float, epsilon: float, s
 def median_demo() -> None:
     controls, plot = st.columns([2, 3], gap="large")
     with controls:
-        kind = radio("Data", list(KIND_LABELS), "continuous", "exp_med_kind", format_func=KIND_LABELS.get)
+        kind = choice_radio("Data", list(KIND_LABELS), "continuous", "exp_med_kind", format_func=KIND_LABELS.get)
         n = n_slider("exp_med_n", 100, options=MEDIAN_NS)
         epsilon = epsilon_slider("exp_med_eps", 0.5)
         if kind == "continuous":
@@ -317,7 +309,7 @@ def auction_demo() -> None:
     controls, plot = st.columns([2, 3], gap="large")
     with controls:
         epsilon = epsilon_slider("exp_auc_eps", 1.0)
-        source = radio("Bidders", list(SOURCES), "table", "exp_auc_source", format_func=SOURCES.get)
+        source = choice_radio("Bidders", list(SOURCES), "table", "exp_auc_source", format_func=SOURCES.get)
         if source == "table":
             st.caption(f"Bids (1 to {MAX_BIDS} rows, each between 0 and {MAX_BID:,.0f}).")
             table = table_editor("exp_auc_table", DEFAULT_BIDS, {
@@ -328,7 +320,7 @@ def auction_demo() -> None:
             n = n_slider("exp_auc_n", 100, options=[10, 20, 50, 100, 200, 500, 1000, 2000, 5000],
                          label="n (bidders, bids uniform in [0, 10])")
             resample_button("exp_auc", "🎲 New bidders")
-        menu = radio("Candidate prices", list(MENUS), "bids", "exp_auc_menu", format_func=MENUS.get)
+        menu = choice_radio("Candidate prices", list(MENUS), "bids", "exp_auc_menu", format_func=MENUS.get)
         cap = choice_slider("highest price on the public menu", [1, 2, 5, 10, 20, 50, 100], 5, "exp_auc_cap")
     try:
         if source == "table":
@@ -459,7 +451,7 @@ def audit_demo() -> None:
     with controls:
         epsilon = epsilon_slider("exp_aud_eps", 1.0, options=[e for e in EPSILONS if 0.1 <= e <= 5])
         m = choice_slider("m (options other than A)", AUDIT_MS, 20, "exp_aud_m")
-        form = radio("Mechanism", list(FORMS), "app", "exp_aud_form", format_func=FORMS.get)
+        form = choice_radio("Mechanism", list(FORMS), "app", "exp_aud_form", format_func=FORMS.get)
         st.caption("Whichever formula runs, the panel checks the claim \"ε-DP\" at the slider's ε.")
         resample_button("exp_aud", "🎲 New samples")
     scores_d, scores_d_prime = auction.approval_scores(m)

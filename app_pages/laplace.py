@@ -31,13 +31,12 @@ from ui.audit import audit_panel
 from ui.charts import laplace as charts
 from ui.params import (
     EPSILONS,
+    choice_radio,
     choice_slider,
     epsilon_slider,
     log_options,
     n_slider,
-    note_if_ignored,
     range_slider,
-    url_value,
 )
 from ui.seeds import demo_seed, resample_button, rng_for
 
@@ -48,15 +47,6 @@ PP_BUCKETS = 20  # post-processing demo: 5-year age buckets
 AUDIT_COUNTS = (120, 80)  # D; D′ moves one person from bucket 1 to bucket 2
 BLUE, NOT_BLUE = 10_400_000, 29_600_000  # made-up counts for the blue-eyes example
 BLUE_RELEASES = 5
-
-
-def radio(label: str, options, default, key: str, format_func=str) -> str:
-    """A horizontal radio bound to the URL, with the same 'link value ignored' note as sliders."""
-    link_value = url_value(key)
-    value = st.radio(label, options, index=list(options).index(default), key=key,
-                     format_func=format_func, horizontal=True, bind="query-params")
-    note_if_ignored(key, label, link_value, format_func(value))
-    return value
 
 
 def coordinates(count: int) -> str:
@@ -82,7 +72,7 @@ lessons.render(SLUG, "sensitivity-intro")
 lessons.quiz(SLUG, "histogram-sensitivity")
 relation_column, table_column = st.columns([2, 3], gap="large")
 with relation_column:
-    relation = radio("Neighbouring datasets (for the whole page)", RELATIONS, "add/remove",
+    relation = choice_radio("Neighbouring datasets (for the whole page)", RELATIONS, "add/remove",
                      "lap_relation")
     lessons.render(SLUG, "relation", relation=relation,
                    hist_delta=query_sensitivity("histogram", relation))
@@ -96,7 +86,7 @@ def sensitivity_demo(relation: str) -> None:
     controls, plot = st.columns([2, 3], gap="large")
     with controls:
         epsilon = epsilon_slider("lap_eps", 1.0)
-        query = radio("Query", QUERIES, "histogram", "lap_query")
+        query = choice_radio("Query", QUERIES, "histogram", "lap_query")
         k, n, lower, upper = 1, 1, 0, 100
         if query == "k counts":
             k = choice_slider("k (number of counting queries)", [1, 2, 5, 10, 20, 50, 100], 10,
@@ -151,7 +141,7 @@ def histogram_demo(relation: str) -> None:
         k = choice_slider("k (age buckets)", [2, 5, 10, 20, 50, 100], 10, "lap_hist_k")
         n = n_slider("lap_hist_n", 1000, options=[100, 200, 500, 1000, 2000, 5000, 10_000,
                                                   100_000, 1_000_000])
-        bars = radio("Error bars", BAR_CHOICES, BAR_CHOICES[0], "lap_hist_bars")
+        bars = choice_radio("Error bars", BAR_CHOICES, BAR_CHOICES[0], "lap_hist_bars")
         resample_button("lap_hist")
     rng = rng_for("lap_hist")
     counts = bucket_counts(synthetic_age_counts(rng, n), k)
@@ -388,7 +378,7 @@ def audit_demo() -> None:
     with controls:
         epsilon = choice_slider("ε promised", [e for e in EPSILONS if 0.1 <= e <= 3], 1.0,
                                 "lap_audit_eps")
-        calibration = radio("Noise calibrated with", CALIBRATIONS, CALIBRATIONS[0],
+        calibration = choice_radio("Noise calibrated with", CALIBRATIONS, CALIBRATIONS[0],
                             "lap_audit_calib")
         resample_button("lap_audit")
     used = 2.0 if calibration == CALIBRATIONS[0] else 1.0

@@ -220,8 +220,9 @@ def trap() -> None:
 
     st.subheader("Check the guarantee")
     lessons.render(SLUG, "audit-intro", radius=radius, eps=epsilon, s=spread,
-                   event="y = 60 exactly" if radius == 0 else f"|y − 60| ≤ {radius:.3g}")
+                   event="{y = 60 exactly}" if radius == 0 else f"{{|y − 60| ≤ {radius:.3g}}}")
     mechanism = _radio("Mechanism to audit", AUDIT_MECHANISMS, "local", "ls_aud_mech")
+    resample_button("ls_audit", "🎲 Draw new audit samples")
     sampler = functools.partial(_trap_outputs, mechanism)
     certified = audit_panel(
         "ls_audit", functools.partial(sampler, tuple(d), epsilon), functools.partial(sampler, tuple(d_prime), epsilon),

@@ -268,6 +268,40 @@ def train_dp_gd(X, y, sigma, clip_norm, steps, rng, learning_rate=LEARNING_RATE)
     return W if levels.ndim else W[..., 0, :]
 
 
+# --- auditing DP-GD --------------------------------------------------------------------------
+
+# The auditor's worst-case pair of neighbours (replace-one): three ordinary records and a
+# "canary" x = ∓CANARY_SIZE·e₁ with y = 1. At any w near 0 the canary's gradient is huge and is
+# clipped to +C·e₁ in D and to −C·e₁ in D′, so the two sums differ by the full Δ₂ = 2C.
+CANARY_BASE = np.array([[0.3, 0.1], [-0.2, 0.4], [0.1, -0.3]])
+CANARY_LABELS = np.array([1.0, 0.0, 1.0, 1.0])
+CANARY_SIZE = 100.0
+
+
+def canary_data(in_d: bool) -> tuple[np.ndarray, np.ndarray]:
+    """D (in_d=True: canary at −CANARY_SIZE·e₁) or its neighbour D′ (canary at +CANARY_SIZE·e₁)."""
+    canary = [[-CANARY_SIZE if in_d else CANARY_SIZE, 0.0]]
+    return np.vstack([CANARY_BASE, canary]), CANARY_LABELS
+
+
+def canary_models(in_d: bool, sigma, clip_norm, steps, rng, size) -> np.ndarray:
+    """w_T of `size` independent DP-GD runs on D or D′ (`canary_data`), shape (size, 2).
+
+    The runs share one data set, so they are trained as columns of one weight matrix
+    (`train_dp_gd` with `size` copies of σ): every step is a single matrix product.
+    """
+    size = check.count("size", size)
+    X, y = canary_data(in_d)
+    return train_dp_gd(X, y, np.full(size, check.non_negative("sigma", sigma)), clip_norm, steps, rng)
+
+
+def canary_event(weights, sigma, steps) -> np.ndarray:
+    """S = {w_T : w_T[0] < −2·s}, s = σ√T/n the spread of the noise summed into w_T[0] (η = 1):
+    the side that D's canary pushes towards, two spreads out. Fixed before sampling."""
+    spread = sigma * math.sqrt(steps) / CANARY_LABELS.size
+    return np.asarray(weights)[:, 0] < -2 * spread
+
+
 # --- membership inference ---------------------------------------------------------------------
 
 

@@ -136,6 +136,10 @@ def test_resample_buttons_redraw_their_demo(default_run):
     at.button(key="ls_trap_resample").click().run()
     _clean(at)
     assert _chart(at, "Noise ∝ LS")["data"][2] != rug
+    certified = _metric(at, "Certified ε̂ (lower bound)")
+    at.button(key="ls_audit_resample").click().run()
+    _clean(at)
+    assert _metric(at, "Certified ε̂ (lower bound)") != certified  # fresh samples, a new bound
     before = _metric(at, "True median")
     at.button(key="ls_safe_resample").click().run()
     _clean(at)

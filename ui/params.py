@@ -57,6 +57,16 @@ def choice_slider(label: str, options: Sequence, default, key: str, *,
     return value
 
 
+def choice_radio(label: str, options: Sequence, default, key: str, *,
+                 format_func: Callable = str, help: str | None = None):
+    """A horizontal radio bound to the URL, with the same ignored-link note as the sliders."""
+    link_value = url_value(key)
+    value = st.radio(label, list(options), index=list(options).index(default), key=key,
+                     format_func=format_func, horizontal=True, help=help, bind="query-params")
+    note_if_ignored(key, label, link_value, format_func(value))
+    return value
+
+
 def range_slider(label: str, min_value, max_value, default, key: str, *,
                  step=None, help: str | None = None, format: str | None = None):
     """A linear slider bound to the URL (ints stay ints)."""
