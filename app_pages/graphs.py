@@ -46,6 +46,8 @@ CHART = {"width": "stretch", "config": {"displaylogo": False}}
 
 
 # ---------------------------------------------------------------- cached computations
+# The views are cache_resource: one shared object per setting, never mutated (st.plotly_chart
+# only reads a figure), so a rerun that changes nothing they show costs neither maths nor plotly.
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -54,15 +56,19 @@ def _network(ties: int, triad_p: float, seed: list) -> np.ndarray:
     return preferential_attachment(N_MAX, ties, np.random.default_rng(seed), triad_p)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _graph(n: int, ties: int, triad_p: float, seed: list):
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _graph(n: int, ties: int, triad_p: float, seed: list) -> dict:
+    """The network on n people: its statistics, sensitivity table, layout and figures."""
     stats = graph_stats(n, prefix(_network(ties, triad_p, seed), n))
-    return stats, sensitivity_table(stats)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _layout(n: int, ties: int, triad_p: float, seed: list) -> np.ndarray:
-    return charts.spring_layout(n, _graph(n, ties, triad_p, seed)[0].edges)
+    table = sensitivity_table(stats)
+    hubs = np.flatnonzero(stats.degrees == stats.max_degree)
+    layout = charts.spring_layout(n, stats.edges) if n <= DRAW_MAX else None
+    drawing = None if layout is None else charts.graph_chart(
+        layout, stats.edges, stats.degrees, f"The network: {n:,} people, {stats.m:,} ties",
+        highlight=hubs, highlight_name=f"max degree d = {stats.max_degree}")
+    return {"stats": stats, "table": table, "hubs": hubs, "layout": layout, "drawing": drawing,
+            "degrees": charts.degree_chart(stats.degrees),
+            "sensitivities": charts.sensitivity_chart(table)}
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -73,41 +79,61 @@ def _bounds_by_n(ties: int, triad_p: float, seed: list) -> dict[str, list[int]]:
     return {bound: [triangle_bound(s, bound) for s in stats] for bound in BOUND_NAMES}
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=48, show_spinner=False)
 def _neighbour(n: int, ties: int, triad_p: float, seed: list, query: str, level: str) -> dict:
-    """The neighbour of the current graph that moves `query` the most, and what changed."""
-    stats, _ = _graph(n, ties, triad_p, seed)
+    """The neighbour of the current graph that moves `query` the most, what changed, and G′ drawn."""
+    graph = _graph(n, ties, triad_p, seed)
+    stats = graph["stats"]
     new_edges, change = worst_neighbour(stats, query, level)
     after = graph_stats(n, new_edges)
+    people = [change[1], change[2]] if change[0] == "flip" else [change[1]]
     context = []
     if change[0] == "flip" and query == "triangles":  # the common friends: one triangle each
-        rows = stats.adjacency[[change[1], change[2]]]
+        rows = stats.adjacency[people]
         context = sorted(set(rows[[0]].indices.tolist()) & set(rows[[1]].indices.tolist()))
     old = {tuple(e) for e in stats.edges.tolist()}
     new = {tuple(e) for e in np.sort(new_edges, axis=1).tolist()}
+    added, removed = sorted(new - old), sorted(old - new)
+    figure = None if graph["layout"] is None else charts.graph_chart(
+        graph["layout"], stats.edges, stats.degrees, "G′ drawn over G", highlight=people,
+        highlight_name="whose ties change", added=added, removed=removed, context=context,
+        context_name="common friend (one triangle each)")
     return {"change": change, "before": stats.value(query), "after": after.value(query),
-            "added": sorted(new - old), "removed": sorted(old - new),
-            "people": [change[1], change[2]] if change[0] == "flip" else [change[1]],
-            "context": context,
+            "added": added, "removed": removed, "figure": figure,
             "bounds": {bound: triangle_bound(after, bound) for bound in BOUND_NAMES}}
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def _releases(n: int, triangles: int, bound: int, epsilon: float, delta: float, seed: list) -> dict:
-    """RUNS releases of the (2ε, δ) mechanism and of naive Laplace at the same total 2ε."""
-    rng = np.random.default_rng(seed)
-    d_hat, release = triangle_mechanism(triangles, bound, epsilon, delta, rng, size=RUNS)
+@st.cache_resource(max_entries=48, show_spinner=False)
+def _mechanism(n: int, ties: int, triad_p: float, seed: list, bound: str, epsilon: float,
+               delta: float, noise_seed: list) -> dict:
+    """RUNS releases of the (2ε, δ) mechanism and of naive Laplace at the same total 2ε, summarised."""
+    stats = _graph(n, ties, triad_p, seed)["stats"]
+    triangles, b_value = stats.triangles, triangle_bound(stats, bound)
+    rng = np.random.default_rng(noise_seed)
+    d_hat, release = triangle_mechanism(triangles, b_value, epsilon, delta, rng, size=RUNS)
     sensitivity = global_sensitivity("triangles", "edge", n)  # n − 2
     naive = laplace_mechanism(np.full(RUNS, float(triangles)), sensitivity, 2 * epsilon, rng)
+    naive_b = laplace_scale(sensitivity, 2 * epsilon)
     spread = max(np.quantile(np.abs(release - triangles), 0.99),
                  np.quantile(np.abs(naive - triangles), 0.99), 1.0)
     edges = np.linspace(triangles - spread, triangles + spread, BINS + 1)
-    return {"d_hat": float(d_hat[0]), "release": float(release[0]), "naive": float(naive[0]),
-            "naive_b": laplace_scale(sensitivity, 2 * epsilon), "edges": edges,
-            "mech_hist": np.histogram(release, edges)[0], "naive_hist": np.histogram(naive, edges)[0],
-            "mech_error": float(np.mean(np.abs(release - triangles))),
-            "naive_error": float(np.mean(np.abs(naive - triangles))),
-            "failures": int(np.sum(d_hat < bound))}
+    bounds = _bounds_by_n(ties, triad_p, seed)
+    naive_n = np.geomspace(POPULATIONS[0], POPULATIONS[-1], 60)
+    return {
+        "bound": b_value, "d_hat": float(d_hat[0]), "release": float(release[0]),
+        "naive": float(naive[0]), "naive_b": naive_b,
+        "mech_error": float(np.mean(np.abs(release - triangles))),
+        "naive_error": float(np.mean(np.abs(naive - triangles))),
+        "failures": int(np.sum(d_hat < b_value)),
+        "releases": charts.release_chart(
+            edges, np.histogram(release, edges)[0], np.histogram(naive, edges)[0], triangles,
+            f"(2ε, δ) mechanism, B = {b_value}", f"naive Laplace, b = {naive_b:,.3g}"),
+        "errors": charts.error_chart(
+            POPULATIONS, naive_n, (naive_n - 2) / (2 * epsilon),
+            [triangle_mechanism_error(b, epsilon, delta) for b in bounds["max_degree"]],
+            [triangle_mechanism_error(b, epsilon, delta) for b in bounds["max_common"]],
+            n, triangle_mechanism_error(b_value, epsilon, delta)),
+    }
 
 
 def _beyond(outputs: np.ndarray, start: float, direction: float) -> np.ndarray:
@@ -132,10 +158,10 @@ with controls:
                             "graphs_triad", help="Triad closure: each such tie closes a triangle.")
     resample_button(NETWORK, "🎲 Grow a new network")
 seed = demo_seed(NETWORK)
-stats, table = _graph(n, ties, triad_p, seed)
+graph = _graph(n, ties, triad_p, seed)
+stats, table, hubs = graph["stats"], graph["table"], graph["hubs"]
 d = stats.max_degree
-hubs = np.flatnonzero(stats.degrees == d)
-drawn = n <= DRAW_MAX
+drawn = graph["drawing"] is not None
 with controls:
     top, bottom = st.columns(2), st.columns(2)
     top[0].metric("Ties, m", f"{stats.m:,}")
@@ -144,12 +170,9 @@ with controls:
     bottom[1].metric("Mean degree", f"{2 * stats.m / n:.1f}")
 with plot:
     if drawn:
-        st.plotly_chart(charts.graph_chart(_layout(n, ties, triad_p, seed), stats.edges, stats.degrees,
-                                           f"The network: {n:,} people, {stats.m:,} ties",
-                                           highlight=hubs, highlight_name=f"max degree d = {d}"),
-                        key="graphs_network", **CHART)
+        st.plotly_chart(graph["drawing"], key="graphs_network", **CHART)
     else:
-        st.plotly_chart(charts.degree_chart(stats.degrees), key="graphs_degrees", **CHART)
+        st.plotly_chart(graph["degrees"], key="graphs_degrees", **CHART)
         st.info(lessons.section_text(SLUG, "too-big-to-draw", n=n, limit=DRAW_MAX))
 network_values = {"n": n, "m": stats.m, "d": d, "T": stats.triangles, "hubs": len(hubs),
                   "mean": 2 * stats.m / n, "ratio": d / (2 * stats.m / n), "ties": ties,
@@ -157,7 +180,7 @@ network_values = {"n": n, "m": stats.m, "d": d, "T": stats.triangles, "hubs": le
 if drawn:
     left, right = st.columns([2, 1], gap="large")
     with left:
-        st.plotly_chart(charts.degree_chart(stats.degrees), key="graphs_degrees", **CHART)
+        st.plotly_chart(graph["degrees"], key="graphs_degrees", **CHART)
     with right:
         lessons.render(SLUG, "notice-network", **network_values)
 else:
@@ -174,8 +197,7 @@ def side_by_side(n: int, ties: int, triad_p: float, seed: list) -> None:
     lessons.render(SLUG, "side-by-side-intro")
     query = st.radio("Count to move as far as possible", QUERIES, index=2, horizontal=True,
                      format_func=charts.QUERY_NAMES.get, key="graphs_query", bind="query-params")
-    stats, _ = _graph(n, ties, triad_p, seed)
-    drawn = n <= DRAW_MAX
+    stats = _graph(n, ties, triad_p, seed)["stats"]
     changes = {level: _neighbour(n, ties, triad_p, seed, query, level) for level in ("edge", "node")}
     for column, (level, change) in zip(st.columns(2, gap="large"), changes.items(), strict=True):
         with column:
@@ -183,14 +205,9 @@ def side_by_side(n: int, ties: int, triad_p: float, seed: list) -> None:
             st.metric(f"{charts.QUERY_NAMES[query]}: G → G′",
                       f"{change['before']:,} → {change['after']:,}",
                       f"{change['after'] - change['before']:+,}", delta_color="off")
-            if drawn:
-                st.plotly_chart(charts.graph_chart(
-                    _layout(n, ties, triad_p, seed), stats.edges, stats.degrees, "G′ drawn over G",
-                    highlight=change["people"], highlight_name="whose ties change",
-                    added=change["added"], removed=change["removed"],
-                    context=change["context"], context_name="common friend (one triangle each)"),
-                    key=f"graphs_neighbour_{level}", **CHART)
-    if not drawn:
+            if change["figure"] is not None:
+                st.plotly_chart(change["figure"], key=f"graphs_neighbour_{level}", **CHART)
+    if changes["edge"]["figure"] is None:
         st.caption(lessons.section_text(SLUG, "side-by-side-undrawn", limit=DRAW_MAX))
     edge, node = changes["edge"], changes["node"]
     lessons.render(SLUG, f"notice-{query}", n=n, d=stats.max_degree, gs=n - 2, top=n - 1,
@@ -209,7 +226,7 @@ lessons.quiz(SLUG, "triangle-gs")
 st.table(charts.sensitivity_rows(table, n, d), hide_index=True)
 left, right = st.columns([3, 2], gap="large")
 with left:
-    st.plotly_chart(charts.sensitivity_chart(table), key="graphs_sensitivities", **CHART)
+    st.plotly_chart(graph["sensitivities"], key="graphs_sensitivities", **CHART)
 with right:
     tri = table["triangles"]
     lessons.render(SLUG, "notice-table", n=n, d=d, ls_edge=tri["ls_edge"], gs_edge=tri["gs_edge"],
@@ -225,7 +242,8 @@ lessons.quiz(SLUG, "why-noisy-bound")
 
 @st.fragment
 def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
-    stats, table = _graph(n, ties, triad_p, seed)
+    graph = _graph(n, ties, triad_p, seed)
+    stats, table = graph["stats"], graph["table"]
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
         epsilon = epsilon_slider("graphs_eps", 1.0, MECH_EPSILONS,
@@ -234,8 +252,8 @@ def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
         bound = st.radio("Bound B(G) on how much one tie moves T", list(BOUND_NAMES),
                          format_func=BOUND_NAMES.get, key="graphs_bound", bind="query-params")
         resample_button(NOISE, "🎲 Release again")
-    b_value = triangle_bound(stats, bound)
-    draws = _releases(n, stats.triangles, b_value, epsilon, delta, demo_seed(NOISE))
+    draws = _mechanism(n, ties, triad_p, seed, bound, epsilon, delta, demo_seed(NOISE))
+    b_value = draws["bound"]
     shift = np.log(1 / delta) / epsilon
     values = {"n": n, "T": stats.triangles, "d": stats.max_degree, "B": b_value, "eps": epsilon,
               "eps2": 2 * epsilon, "delta": delta, "shift": shift, "d_hat": draws["d_hat"],
@@ -250,19 +268,10 @@ def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
     with controls:
         lessons.render(SLUG, "mechanism-numbers", **values)
     with plot:
-        st.plotly_chart(charts.release_chart(
-            draws["edges"], draws["mech_hist"], draws["naive_hist"], stats.triangles,
-            f"(2ε, δ) mechanism, B = {b_value}", f"naive Laplace, b = {draws['naive_b']:,.3g}"),
-            key="graphs_releases", **CHART)
-    bounds = _bounds_by_n(ties, triad_p, seed)
-    naive_n = np.geomspace(POPULATIONS[0], POPULATIONS[-1], 60)
+        st.plotly_chart(draws["releases"], key="graphs_releases", **CHART)
     left, right = st.columns([3, 2], gap="large")
     with left:
-        st.plotly_chart(charts.error_chart(
-            POPULATIONS, naive_n, (naive_n - 2) / (2 * epsilon),
-            [triangle_mechanism_error(b, epsilon, delta) for b in bounds["max_degree"]],
-            [triangle_mechanism_error(b, epsilon, delta) for b in bounds["max_common"]],
-            n, values["mech_error"]), key="graphs_errors", **CHART)
+        st.plotly_chart(draws["errors"], key="graphs_errors", **CHART)
     with right:
         better = values["mech_error"] < values["naive_error"]
         lessons.render(SLUG, "notice-mechanism-wins" if better else "notice-mechanism-loses",

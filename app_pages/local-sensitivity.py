@@ -36,12 +36,11 @@ from ui.audit import audit_panel
 from ui.charts import local_sensitivity as charts
 from ui.params import (
     EPSILONS,
+    choice_radio,
     choice_slider,
     delta_slider,
     epsilon_slider,
-    note_if_ignored,
     range_slider,
-    url_value,
 )
 from ui.seeds import demo_seed, resample_button
 
@@ -65,15 +64,6 @@ SAFE_DELTAS = [1e-10, 1e-8, 1e-6, 1e-4, 1e-2]
 BOUNDS = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0]
 SWEEP_EPSILONS = np.unique(np.concatenate((np.geomspace(0.01, 10, 31), EPSILONS)))
 CHART = {"width": "stretch", "config": {"displaylogo": False}}
-
-
-def _radio(label: str, options: dict, default: str, key: str) -> str:
-    """A horizontal radio bound to the URL, with the same 'link value ignored' note as sliders."""
-    link_value = url_value(key)
-    value = st.radio(label, list(options), index=list(options).index(default), key=key,
-                     format_func=options.get, horizontal=True, bind="query-params")
-    note_if_ignored(key, label, link_value, options[value])  # links carry the shown label
-    return value
 
 
 def _scores(values) -> str:
@@ -119,7 +109,7 @@ def _local_view(name: str, person: int, new_score: int) -> dict:
 def local_vs_global() -> None:
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
-        name = _radio("Eleven exam scores", DATASETS, "spread", "ls_data")
+        name = choice_radio("Eleven exam scores", list(DATASETS), "spread", "ls_data", format_func=DATASETS.get)
         person = range_slider("Which student changes (1 = lowest score)", 1, 11, 6, "ls_person")
         new_score = range_slider("Their new score", 0, 100, 90, "ls_new")
     view = _local_view(name, person, new_score)
@@ -221,7 +211,8 @@ def trap() -> None:
     st.subheader("Check the guarantee")
     lessons.render(SLUG, "audit-intro", radius=radius, eps=epsilon, s=spread,
                    event="{y = 60 exactly}" if radius == 0 else f"{{|y − 60| ≤ {radius:.3g}}}")
-    mechanism = _radio("Mechanism to audit", AUDIT_MECHANISMS, "local", "ls_aud_mech")
+    mechanism = choice_radio("Mechanism to audit", list(AUDIT_MECHANISMS), "local", "ls_aud_mech",
+                             format_func=AUDIT_MECHANISMS.get)
     resample_button("ls_audit", "🎲 Draw new audit samples")
     sampler = functools.partial(_trap_outputs, mechanism)
     certified = audit_panel(

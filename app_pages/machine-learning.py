@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -12,6 +13,8 @@ from dp.learning import (
     accuracy,
     advantage_bound,
     bayes_accuracy,
+    canary_event,
+    canary_models,
     confidence,
     dp_gd_mu,
     dp_gd_sigma,
@@ -26,6 +29,7 @@ from dp.learning import (
     train_logistic,
 )
 from ui import lessons
+from ui.audit import audit_panel
 from ui.charts import machine_learning as charts
 from ui.params import choice_slider, epsilon_slider
 from ui.seeds import demo_seed, resample_button
@@ -53,6 +57,8 @@ LOCAL_EPOCH_OPTIONS = [1, 2, 5]
 RECORDS_PER_CLIENT = 20
 ROUNDS = 10
 UPDATE_CLIP = 1.0
+AUDIT_SAMPLES = 20_000  # tiny models trained on each of D and D′, on demand
+
 FED_RECORDS = 8000  # records per FedAvg experiment, over all repeats
 FED_TEST = 2000
 
@@ -215,6 +221,19 @@ def dp_training(n: int, d: int, l2: float) -> None:
     if run["tpr"] > op_bound:  # sampling noise only: say so rather than hide it
         st.info(lessons.section_text(SLUG, "dpgd-above-bound", **values))
 
+    with st.container(border=True):
+        lessons.render(SLUG, "audit", samples=AUDIT_SAMPLES)
+        if st.toggle("Run the audit", key="ml_audit_on",
+                     help=f"Trains {AUDIT_SAMPLES:,} tiny models on each of D and D′ "
+                          "with your ε, C and T."):
+            audit_panel("ml_audit",
+                        functools.partial(canary_models, True, sigma, clip, epochs),
+                        functools.partial(canary_models, False, sigma, clip, epochs),
+                        functools.partial(canary_event, sigma=sigma, steps=epochs),
+                        promised_epsilon=epsilon, samples=AUDIT_SAMPLES,
+                        event_label="w_T[0] < −2σ√T/4",
+                        cache_key=("ml_canary", epsilon, clip, epochs))
+
     st.subheader("Accuracy and membership inference against ε")
     lessons.render(SLUG, "sweep-intro", clip=clip, epochs=epochs, n=n)
     runs = sweep["runs"]
@@ -257,7 +276,7 @@ def federated(d: int) -> None:
         epsilon = epsilon_slider("ml_fed_eps", 1.0, DP_EPSILONS)
         clients = choice_slider("K (clients)", CLIENT_OPTIONS, 100, "ml_fed_k",
                                 help=f"Each client holds {RECORDS_PER_CLIENT} records.")
-        local_epochs = choice_slider("E (local epochs per round)", LOCAL_EPOCH_OPTIONS, 5,
+        local_epochs = choice_slider("E (local epochs per round)", LOCAL_EPOCH_OPTIONS, 2,
                                      "ml_fed_e", help="E = 1 is FedSGD: one gradient step per round.")
         resample_button("ml_fed", "🎲 New clients and noise")
     result = federated_run(d, clients, local_epochs, epsilon, demo_seed("ml_fed"))

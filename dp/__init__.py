@@ -5,12 +5,29 @@ takes its randomness as an explicit ``numpy.random.Generator``, validates its
 arguments (``ValueError`` names the parameter and its valid range), and gives its
 formula and source in the docstring.
 
+The core, exported here (``from dp import NAME``):
+
     noise                 Laplace and Gaussian mechanisms and their calibration
     randomized_response   local DP for one bit
     selection             exponential mechanism, report-noisy-max, private median
     accounting            composition, zCDP, group privacy
     attacks               posterior bounds, hypothesis tests, averaging and reconstruction attacks
     audit                 empirical lower bounds on ε from samples
+
+Lesson-specific maths lives in topic modules, imported as ``from dp.<module> import NAME``:
+
+    privacy_loss          Laplace densities and privacy loss, guessing games   (What DP promises)
+    linkage               synthetic voter roll and hospital table, linkage and differencing
+    local_dp              randomized-response variants, local versus central error
+    laplace_accuracy      sensitivity table, accuracy and its inverse, post-processing, clipping
+    tails                 Gaussian tails and privacy loss, what δ allows
+    auction, medians      digital-goods auction, private and histogram medians, coin bias
+    composition_curves    composition bounds over a range of k, the advanced-composition crossover
+    postprocessing        rounding and clamping a released count
+    budget                a privacy accountant that refuses over-budget queries
+    local_sensitivity     local and smooth sensitivity, propose-test-release
+    graphs                random graphs, edge and node sensitivities, a private triangle count
+    learning              logistic regression, DP gradient descent, membership inference, FedAvg
 """
 
 from dp.accounting import (

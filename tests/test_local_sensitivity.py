@@ -252,6 +252,8 @@ def test_typical_clipped_error_closed_forms_and_monte_carlo():
         [math.log(2), 2 * math.log(2)], rel=1e-9)
     assert ls.typical_clipped_error(50, LO, HI, [3.0], "cauchy") == pytest.approx([3.0], rel=1e-9)
     assert ls.typical_clipped_error(50, LO, HI, [0.0], "cauchy") == [0.0]
+    mixed = ls.typical_clipped_error(50, LO, HI, [[2.0, 3.0], [2.0, 3.0]], [["laplace"], ["cauchy"]])
+    assert np.allclose(mixed, [[2 * math.log(2), 3 * math.log(2)], [2.0, 3.0]], rtol=1e-9, atol=0)
     # Near an end, clipping caps the error: compare with samples (the sample median of 10⁶
     # draws has sd ≈ 1/(2f√N) ≈ 10⁻³ here; 0.02 is many sd).
     rng = np.random.default_rng(3)

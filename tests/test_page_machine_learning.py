@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 from tests.conftest import app_test
 from ui.charts import machine_learning as charts
 from ui.course import LESSONS
+from ui.theme import FONT_SIZE
 
 LESSON = next(lesson for lesson in LESSONS if lesson.slug == "machine-learning")
 TITLES = ["The model's confidence", "Attack on the non-private model", "Membership attack on DP-GD",
@@ -133,6 +135,16 @@ def test_extreme_corner_runs_cleanly():
     assert len(_specs(at)) == len(TITLES)
 
 
+def test_audit_runs_on_demand_and_keeps_the_promise():
+    at = app_test(LESSON)
+    assert not any(m.label.startswith("Certified") for m in at.metric)  # off by default
+    at.toggle(key="ml_audit_on").set_value(True).run()
+    _clean(at)
+    certified = next(m.value for m in at.metric if m.label.startswith("Certified"))
+    assert 0 <= float(certified) <= 1.0
+    assert at.success and "consistent with the promise" in at.success[0].value
+
+
 QUIZ_ANSWERS = {"overfit": 1, "tpr-cap": 1, "more-epochs": 1, "local-vs-central": 1}
 
 
@@ -159,11 +171,11 @@ def test_thin_curve_keeps_the_ends_and_caps_the_points():
     assert charts.thin_curve(short, short)[0] is not None
 
 
-def test_charts_send_little_data_and_label_their_axes():
+def _all_charts() -> list:
     rng = np.random.default_rng(0)
     fpr = np.sort(rng.uniform(size=4000))
     eps = [0.1, 1.0, 10.0]
-    figures = [
+    return [
         charts.confidence_chart(rng.uniform(size=2000), rng.uniform(size=2000)),
         charts.roc_chart(fpr, np.sqrt(fpr), title="t", baseline=(fpr, fpr**0.3, "b"),
                          bound=(fpr, np.minimum(1, 3 * fpr), "c"), exact=(fpr, np.sqrt(fpr)),
@@ -175,10 +187,22 @@ def test_charts_send_little_data_and_label_their_axes():
         charts.fedavg_chart(np.arange(11), {"a": np.linspace(0.5, 0.8, 11)},
                             {"a": np.full(11, 0.01)}, 0.84),
     ]
-    for fig in figures:
+
+
+def test_charts_send_little_data_and_label_their_axes():
+    for fig in _all_charts():
         assert fig.layout.title.text
         assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
         assert sum(len(trace.x) for trace in fig.data if trace.x is not None) <= 5000
+
+
+def test_charts_pass_plotly_validation_and_keep_the_theme():
+    # The builders skip plotly's validation for speed; here every chart is rebuilt WITH it,
+    # so a wrong property name or value raises, and the theme must have come through whole.
+    for fig in _all_charts():
+        spec = fig.to_dict()
+        go.Figure(spec)  # raises ValueError on any invalid property
+        assert spec["layout"]["template"]["layout"]["font"]["size"] == FONT_SIZE
 
 
 def test_confidence_chart_shows_shares_that_sum_to_100():
