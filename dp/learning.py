@@ -36,6 +36,7 @@ from dp.noise import gaussian_sigma
 LEARNING_RATE = 1.0  # DP-GD and the clients' local steps
 NEWTON_ITERATIONS = 40
 NEWTON_TOLERANCE = 1e-10
+LINE_SEARCH = 0.5 ** np.arange(8)  # step sizes tried by every Newton iteration
 # OpenBLAS runs a matrix product on one thread when m·n·k is at most this (SMP_THRESHOLD_MIN ×
 # GEMM_MULTITHREAD_THRESHOLD); bigger products use every core, which on a busy machine can be
 # 100× slower than one thread while the threads wait for each other. `_matmul` splits them.
@@ -57,7 +58,6 @@ def _matmul(a, b) -> np.ndarray:
         return np.concatenate([a[..., i:i + rows, :] @ b for i in range(0, m, rows)], axis=-2)
     inner = max(1, ONE_THREAD_PRODUCT // (m * n))
     return sum(a[..., :, i:i + inner] @ b[..., i:i + inner, :] for i in range(0, k, inner))
-LINE_SEARCH = 0.5 ** np.arange(8)  # step sizes tried by every Newton iteration
 
 
 # --- data and model ---------------------------------------------------------------------------
@@ -206,7 +206,7 @@ def dp_gd_sigma(epsilon, delta, clip_norm, steps) -> float:
 
     Each step releases Σ_i clip(g_i) + N(0, σ²I), a Gaussian mechanism with Δ₂ = 2C
     (replace-one). T such steps, each chosen after seeing the last (adaptive composition),
-    have privacy loss N(Tη, 2Tη), η = Δ₂²/(2σ²): the same as ONE release with noise σ/√T
+    have privacy loss N(Tm, 2Tm), m = Δ₂²/(2σ²): the same as ONE release with noise σ/√T
     (`dp.gaussian_composition_epsilon`). So σ = √T·σ₁, where σ₁ = gaussian_sigma(2C, ε, δ)
     is the analytic calibration of a single release (Balle & Wang 2018). Then
     dp_gd_epsilon(σ, T, δ, C) = ε exactly.
@@ -227,7 +227,7 @@ def dp_gd_mu(sigma, steps, clip_norm) -> float:
     """T DP-GD steps are μ-GDP with μ = √T·Δ₂/σ = 2C√T/σ (Dong, Roth & Su 2022, Cor. 3.3).
 
     μ-GDP is the exact privacy of the composed Gaussian: no test for "x was in the data"
-    beats `gaussian_tradeoff(·, μ)`, and μ is all that (ε, δ) summarises.
+    beats `gaussian_tradeoff(·, μ)`, of which every (ε, δ) pair is a looser summary.
     """
     sigma = check.positive("sigma", sigma)
     steps = check.count("steps", steps)

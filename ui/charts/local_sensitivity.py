@@ -284,7 +284,7 @@ def accuracy_chart(epsilons, sweep: dict, epsilon: float, answer_level: float = 
     shapes, notes = [_vline(epsilon, "black", "dash")], []
     if refuses.size:
         # shapes take data values on a log axis; annotations take log10 values
-        shapes.append(_xband(epsilons[0], refuses.max(), "rgba(230, 159, 0, 0.2)"))
+        shapes.append(_xband(epsilons[0], refuses.max(), "rgba(230, 159, 0, 0.12)"))
         notes.append(_label(math.log10(refuses.max()), 0.02, "PTR mostly says ⊥ here ", yref="paper",
                             xanchor="right", yanchor="bottom", font={"color": "#9a6a00", "size": 13}))
     notes.append(_label(math.log10(epsilon), 1, f" your ε = {epsilon:g}", yref="paper", xanchor="left",
