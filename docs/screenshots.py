@@ -38,6 +38,9 @@ def main(slugs: list[str]) -> None:
             for lesson in chosen:
                 page.goto(url + ("/" if lesson is HOME else f"/{lesson.slug}"))
                 wait_for_app(page)
+                # Streamlit draws grey placeholders until each element arrives.
+                page.wait_for_function(
+                    "!document.querySelector('[data-testid=stSkeleton]')", timeout=60_000)
                 page.wait_for_timeout(1500)  # let Plotly finish drawing
                 # Streamlit scrolls inside its own container, so a "full page" shot would
                 # stop at the viewport: grow the viewport to the content instead.
