@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+import plotly.graph_objects as go
 import pytest
 
 from tests.conftest import app_test
@@ -34,6 +37,13 @@ def test_page_runs_at_defaults(lesson: Lesson):
     at = app_test(lesson)
     _assert_clean(at)
     assert at.title, "every page shows a title"
+    # Charts are built without plotly's validation (it costs milliseconds per rerun), so
+    # validate every figure the page actually sends: a misspelt property fails here.
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        go.Figure(spec)
+        assert spec["data"], "no empty plots"
+        assert isinstance(spec["layout"].get("template"), dict), "the theme reaches the browser"
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.slug)

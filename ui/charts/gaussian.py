@@ -51,7 +51,7 @@ def _figure(title: str, x_title: str, y_title: str, traces: list[dict], *,
         spec["legend"] = LEGEND_BELOW
         spec["margin"] = {"b": 40}
     spec.update(layout)
-    return go.Figure(data=traces, layout=spec)
+    return go.Figure(data=traces, layout=spec, _validate=False)  # validated in tests/test_pages.py
 
 
 def _line(x, y, name: str, style: int, **kwargs) -> dict:
