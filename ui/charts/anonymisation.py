@@ -20,7 +20,7 @@ ANONYMITY_BINS = [(1, 1, "1 (named)"), (2, 2, "2"), (3, 5, "3–5"), (6, 20, "6�
 def _vertical(fig: go.Figure, x: float, y_range: tuple[float, float], name: str, *,
               color: str = INK, dash: str = "dot") -> None:
     """A vertical marker line drawn as a trace, so it has a legend entry (not a floating label)."""
-    fig.add_trace(go.Scatter(x=[x, x], y=list(y_range), mode="lines", name=name,
+    fig.add_trace(dict(type="scatter", x=[x, x], y=list(y_range), mode="lines", name=name,
                              line={"color": color, "dash": dash, "width": 2}, hoverinfo="name+x"))
 
 
@@ -44,14 +44,14 @@ def uniqueness_chart(populations: np.ndarray, curves: dict[str, np.ndarray], cho
         style = series_style(i)
         if label != chosen:
             style["line"]["width"] = 1.5
-        fig.add_trace(go.Scatter(x=populations, y=100 * np.asarray(shares), mode="lines",
+        fig.add_trace(dict(type="scatter", x=populations, y=100 * np.asarray(shares), mode="lines",
                                  name=f"birth {label}" + (" (chosen)" if label == chosen else ""),
                                  opacity=1.0 if label == chosen else 0.55, **style,
                                  hovertemplate="n = %{x:,}: %{y:.1f}%<extra>birth " + label + "</extra>"))
-    fig.add_trace(go.Scatter(x=[populations[0], populations[-1]], y=[100 * SWEENEY_SHARE] * 2,
+    fig.add_trace(dict(type="scatter", x=[populations[0], populations[-1]], y=[100 * SWEENEY_SHARE] * 2,
                              mode="lines", name="87%: US estimate for (ZIP, birth date, sex)",
                              line={"color": GREY, "dash": "dot", "width": 2}, hoverinfo="skip"))
-    fig.add_trace(go.Scatter(x=[n_now], y=[100 * share_now], mode="markers",
+    fig.add_trace(dict(type="scatter", x=[n_now], y=[100 * share_now], mode="markers",
                              name=f"this county: {100 * share_now:.1f}% named",
                              marker={"color": PALETTE["vermillion"], "symbol": "star", "size": 18,
                                      "line": {"color": INK, "width": 1}},
@@ -73,7 +73,7 @@ def anonymity_chart(matches: np.ndarray) -> go.Figure:
     colours = [PALETTE["vermillion"]] + [PALETTE["sky"]] * (len(labels) - 1)
     fig = figure("Voters sharing each record's released columns", "matching voters (anonymity set)",
                  "hospital records (%)")
-    fig.add_trace(go.Bar(x=labels, y=shares, marker={"color": colours, "line": {"color": INK, "width": 1}},
+    fig.add_trace(dict(type="bar", x=labels, y=shares, marker={"color": colours, "line": {"color": INK, "width": 1}},
                          text=[f"{s:.1f}%" for s in shares], textposition="outside",
                          hovertemplate="%{x} voters: %{y:.1f}% of records<extra></extra>",
                          showlegend=False))
@@ -93,7 +93,7 @@ def differencing_chart(epsilon: float, observed: float) -> go.Figure:
     curves = [(noisy_difference_density(z, epsilon), "if the target does not have it (truth 0)"),
               (noisy_difference_density(z - 1, epsilon), "if the target has it (truth 1)")]
     for i, (density, name) in enumerate(curves):
-        fig.add_trace(go.Scatter(x=z, y=density, mode="lines", name=name, **series_style(i),
+        fig.add_trace(dict(type="scatter", x=z, y=density, mode="lines", name=name, **series_style(i),
                                  hovertemplate="%{x:.2f}: %{y:.3f}<extra></extra>"))
     top = 1.1 * max(float(curves[0][0].max()), float(curves[1][0].max()))
     _vertical(fig, 0.5, (0, top), "attacker's cut-off: ½", color=GREY)
@@ -111,14 +111,14 @@ def reconstruction_chart(noise_grid: np.ndarray, recovered: np.ndarray, sqrt_n: 
     fig = figure("Bits recovered by the LP attack", "noise bound E (each answer off by ≤ E)",
                  "secret bits recovered (%)")
     fig.add_vrect(x0=0, x1=sqrt_n, fillcolor=PALETTE["vermillion"], opacity=0.07, line_width=0)
-    fig.add_trace(go.Scatter(x=noise_grid, y=100 * np.asarray(recovered), mode="lines+markers",
+    fig.add_trace(dict(type="scatter", x=noise_grid, y=100 * np.asarray(recovered), mode="lines+markers",
                              name="recovered (same queries, growing noise)", **series_style(0),
                              hovertemplate="E = %{x:.2f}: %{y:.1f}%<extra></extra>"))
-    fig.add_trace(go.Scatter(x=[0, max(noise_grid[-1], noise_now)], y=[100 * baseline] * 2,
+    fig.add_trace(dict(type="scatter", x=[0, max(noise_grid[-1], noise_now)], y=[100 * baseline] * 2,
                              mode="lines", name=f"guess the majority bit: {100 * baseline:.0f}%",
                              line={"color": GREY, "dash": "dash", "width": 2}, hoverinfo="skip"))
     _vertical(fig, sqrt_n, (0, 102), f"E = √n = {sqrt_n:.1f}", color=INK)
-    fig.add_trace(go.Scatter(x=[noise_now], y=[100 * recovered_now], mode="markers",
+    fig.add_trace(dict(type="scatter", x=[noise_now], y=[100 * recovered_now], mode="markers",
                              name=f"your E = {noise_now:g}: {100 * recovered_now:.0f}%",
                              marker={"color": PALETTE["vermillion"], "symbol": "star", "size": 18,
                                      "line": {"color": INK, "width": 1}},
@@ -146,7 +146,7 @@ def people_grid_chart(secret: np.ndarray, recovered: np.ndarray, columns: int = 
               (~right, f"wrong ({int((~right).sum())})",
                {"symbol": "x", "size": 12, "color": PALETTE["vermillion"]})]
     for rows, name, marker in groups:
-        fig.add_trace(go.Scatter(x=x[rows], y=y[rows], mode="markers", name=name, marker=marker,
+        fig.add_trace(dict(type="scatter", x=x[rows], y=y[rows], mode="markers", name=name, marker=marker,
                                  customdata=np.stack([index[rows] + 1, secret[rows]], axis=-1),
                                  hovertemplate="person %{customdata[0]}: secret bit %{customdata[1]}"
                                                f", {name.split(':')[0].split(' (')[0]}<extra></extra>"))
