@@ -25,7 +25,14 @@ from dp.graphs import (
 from ui import lessons
 from ui.audit import audit_panel
 from ui.charts import graphs as charts
-from ui.params import EPSILONS, choice_slider, delta_slider, epsilon_slider, range_slider
+from ui.params import (
+    EPSILONS,
+    choice_radio,
+    choice_slider,
+    delta_slider,
+    epsilon_slider,
+    range_slider,
+)
 from ui.seeds import demo_seed, resample_button
 
 SLUG = "graphs"
@@ -195,8 +202,8 @@ lessons.quiz(SLUG, "who-is-protected")
 @st.fragment
 def side_by_side(n: int, ties: int, triad_p: float, seed: list) -> None:
     lessons.render(SLUG, "side-by-side-intro")
-    query = st.radio("Count to move as far as possible", QUERIES, index=2, horizontal=True,
-                     format_func=charts.QUERY_NAMES.get, key="graphs_query", bind="query-params")
+    query = choice_radio("Count to move as far as possible", QUERIES, QUERIES[2], "graphs_query",
+                         format_func=charts.QUERY_NAMES.get)
     stats = _graph(n, ties, triad_p, seed)["stats"]
     changes = {level: _neighbour(n, ties, triad_p, seed, query, level) for level in ("edge", "node")}
     for column, (level, change) in zip(st.columns(2, gap="large"), changes.items(), strict=True):
@@ -249,8 +256,8 @@ def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
         epsilon = epsilon_slider("graphs_eps", 1.0, MECH_EPSILONS,
                                  label="ε for each step (total 2ε)")
         delta = delta_slider("graphs_delta", 1e-6)
-        bound = st.radio("Bound B(G) on how much one tie moves T", list(BOUND_NAMES),
-                         format_func=BOUND_NAMES.get, key="graphs_bound", bind="query-params")
+        bound = choice_radio("Bound B(G) on how much one tie moves T", list(BOUND_NAMES),
+                             next(iter(BOUND_NAMES)), "graphs_bound", format_func=BOUND_NAMES.get)
         resample_button(NOISE, "🎲 Release again")
     draws = _mechanism(n, ties, triad_p, seed, bound, epsilon, delta, demo_seed(NOISE))
     b_value = draws["bound"]

@@ -68,7 +68,9 @@ def test_page_survives_every_widget_at_its_extremes(lesson: Lesson):
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.slug)
 @pytest.mark.parametrize("bad", BAD_VALUES)
 def test_bad_link_values_fall_back_with_a_note(lesson: Lesson, bad: str):
-    keys = [w.key for w in _sliders(app_test(lesson))]
+    first = app_test(lesson)
+    bound_radios = [r.key for r in first.radio if r.proto.query_param_key]
+    keys = [w.key for w in _sliders(first)] + bound_radios
     at = app_test(lesson, {key: bad for key in keys})
     _assert_clean(at)
     notes = " ".join(c.value for c in at.caption)
