@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui.course import Lesson
+from ui.course import LESSONS, Lesson
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -24,6 +24,16 @@ CHROMIUM_ARGS = [
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]
 REQUIRE_BROWSER = os.environ.get("REQUIRE_BROWSER") == "1"
+
+
+def lesson(slug: str) -> Lesson:
+    """The registered lesson with this slug."""
+    return next(registered for registered in LESSONS if registered.slug == slug)
+
+
+def assert_clean(at) -> None:
+    """The run raised no exception (the user would have seen a traceback)."""
+    assert not at.exception, [e.value for e in at.exception]
 
 
 def app_test(lesson: Lesson, query_params: dict | None = None) -> AppTest:

@@ -5,15 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.conftest import app_test
+from tests.conftest import app_test, assert_clean, lesson
 from ui.charts import anonymisation as charts
-from ui.course import LESSONS
 
-LESSON = next(lesson for lesson in LESSONS if lesson.slug == "anonymisation")
-
-
-def _clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
+LESSON = lesson("anonymisation")
 
 
 def _metric(at, label: str):
@@ -28,7 +23,7 @@ def _named_share(at) -> float:
 @pytest.fixture(scope="module")
 def anon():
     at = app_test(LESSON)
-    _clean(at)
+    assert_clean(at)
     return at
 
 
@@ -48,16 +43,16 @@ def test_defaults_show_every_demo(anon):
 
 def test_population_and_coarsening_move_the_named_share():
     at = app_test(LESSON, {"anon_n": "1,000"})  # the slider's own label is a valid link value
-    _clean(at)
+    assert_clean(at)
     assert not any("⚠️" in c.value for c in at.caption)
     small = _named_share(at)
     at.select_slider(key="anon_n").set_value(500_000).run()
-    _clean(at)
+    assert_clean(at)
     large = _named_share(at)
     assert small > 95 > 50 > large  # formula: 99.8% and 40%
     at.select_slider(key="anon_birth").set_value("year").run()
     at.select_slider(key="anon_zip").set_value(3).run()
-    _clean(at)
+    assert_clean(at)
     assert _named_share(at) < 1
 
 
@@ -69,7 +64,7 @@ def test_the_differencing_attack_always_reads_off_the_bit(anon):
         for diagnosis in (0, 2, 8):
             at.selectbox(key="anon_diff_target").set_value(target)
             at.selectbox(key="anon_diff_diagnosis").set_value(diagnosis).run()
-            _clean(at)
+            assert_clean(at)
             q1, q2 = int(_metric(at, "q₁").value), int(_metric(at, "q₂").value)
             assert q1 - q2 in (0, 1)
             verdict = "does not have" if q1 == q2 else "has"
@@ -79,38 +74,38 @@ def test_the_differencing_attack_always_reads_off_the_bit(anon):
 def test_noise_preview_and_its_resample_button(anon):
     at = anon
     at.toggle(key="anon_diff_noise").set_value(True).run()
-    _clean(at)
+    assert_clean(at)
     assert len({c.proto.id for c in at.get("plotly_chart")}) == 5
     first = _metric(at, "q̃₁ − q̃₂").value
     at.button(key="anon_diff_resample").click().run()
-    _clean(at)
+    assert_clean(at)
     assert _metric(at, "q̃₁ − q̃₂").value != first
     for extreme in (0.01, 10.0):
         at.select_slider(key="anon_diff_eps").set_value(extreme).run()
-        _clean(at)
+        assert_clean(at)
     at.toggle(key="anon_diff_noise").set_value(False).run()
-    _clean(at)
+    assert_clean(at)
 
 
 def test_reconstruction_extremes_and_resample(anon):
     at = anon
     at.select_slider(key="anon_rec_e").set_value(0).run()
-    _clean(at)
+    assert_clean(at)
     assert _metric(at, "Secret bits recovered").value == "100%"  # k = 2n exact answers
     at.select_slider(key="anon_rec_e").set_value(30).run()
-    _clean(at)
+    assert_clean(at)
     assert float(_metric(at, "Secret bits recovered").value.rstrip("%")) < 85  # E = 3·√n
     at.button(key="anon_recon_resample").click().run()
-    _clean(at)
+    assert_clean(at)
     at.button(key="anon_linkage_resample").click().run()
-    _clean(at)
+    assert_clean(at)
 
 
 def test_quiz_reveals_after_a_prediction(anon):
     at = anon
     at.radio(key="anonymisation_quiz_county").set_value(3).run()
     at.toggle(key="anonymisation_quiz_county_reveal").set_value(True).run()
-    _clean(at)
+    assert_clean(at)
     assert any(md.value.startswith("✅ Right.") for md in at.markdown)
 
 

@@ -9,11 +9,10 @@ import pytest
 
 from dp import averaging_attack_queries
 from dp.budget import running_mean_band
-from tests.conftest import app_test
+from tests.conftest import app_test, lesson
 from ui.charts import budget as charts
-from ui.course import LESSONS
 
-LESSON = next(lesson for lesson in LESSONS if lesson.slug == "budget")
+LESSON = lesson("budget")
 
 
 def _metric(at, label: str) -> str:

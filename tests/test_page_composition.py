@@ -10,11 +10,10 @@ import math
 import numpy as np
 import pytest
 
-from tests.conftest import app_test
+from tests.conftest import app_test, lesson
 from ui.charts import composition as charts
-from ui.course import LESSONS
 
-LESSON = next(lesson for lesson in LESSONS if lesson.slug == "composition")
+LESSON = lesson("composition")
 GAUSS = "Gaussian queries (σ)"
 
 

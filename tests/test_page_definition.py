@@ -10,11 +10,10 @@ import pytest
 
 from dp.attacks import max_true_positive_rate
 from dp.privacy_loss import laplace_density, laplace_privacy_loss
-from tests.conftest import app_test
+from tests.conftest import app_test, lesson
 from ui.charts import definition as charts
-from ui.course import LESSONS
 
-LESSON = next(lesson for lesson in LESSONS if lesson.slug == "definition")
+LESSON = lesson("definition")
 
 
 def _metric(at, label):

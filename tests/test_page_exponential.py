@@ -11,10 +11,9 @@ import urllib.parse
 
 import pytest
 
-from tests.conftest import app_test, wait_for_app
-from ui.course import LESSONS
+from tests.conftest import app_test, lesson, wait_for_app
 
-LESSON = next(lesson for lesson in LESSONS if lesson.slug == "exponential")
+LESSON = lesson("exponential")
 NOTES_FORM = "the notes' exp(εu/Δu)"
 TABS = ["Selection", "Most common disease", "Private median", "Auction", "Coin bias", "Check the guarantee"]
 

@@ -7,21 +7,16 @@ import math
 
 import pytest
 
-from tests.conftest import app_test
+from tests.conftest import app_test, assert_clean, lesson
 from ui.charts import gaussian as charts
-from ui.course import LESSONS
 from ui.params import DELTAS, EPSILONS, POPULATIONS
 
-LESSON = next(lesson for lesson in LESSONS if lesson.slug == "gaussian")
+LESSON = lesson("gaussian")
 
 
 @pytest.fixture(scope="module")
 def default_run():
     return app_test(LESSON)
-
-
-def _clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def _chart(at, name: str) -> dict:
@@ -39,7 +34,7 @@ def _text(at) -> str:
 
 def test_defaults_show_every_section(default_run):
     page = default_run
-    _clean(page)
+    assert_clean(page)
     assert page.title[0].value == "Laplace vs Gaussian"
     titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in page.get("plotly_chart")]
     assert len(titles) == 7, titles
@@ -55,7 +50,7 @@ def test_defaults_show_every_section(default_run):
 
 def test_classic_curve_appears_below_epsilon_one():
     at = app_test(LESSON, {"gd_eps": "0.5"})
-    _clean(at)
+    assert_clean(at)
     assert not any("Move ε below 1" in info.value for info in at.info)
     names = [t["name"] for t in _chart(at, "Noise added")["data"]]
     assert names[-1].startswith("Gaussian (classic), σ = 9.69")  # Δ√(2 ln(1.25/δ))/ε at δ = 1e-5
@@ -66,12 +61,12 @@ def test_log_toggle_switches_the_density_axis():
     at = app_test(LESSON)
     assert _chart(at, "Noise added")["layout"]["yaxis"].get("type") != "log"
     at.toggle(key="gd_logy").set_value(True).run()
-    _clean(at)
+    assert_clean(at)
     assert _chart(at, "Noise added")["layout"]["yaxis"]["type"] == "log"
 
 
 def test_bad_toggle_link_value_is_harmless():
-    _clean(app_test(LESSON, {"gd_logy": "maybe"}))
+    assert_clean(app_test(LESSON, {"gd_logy": "maybe"}))
 
 
 # Raw option values: AppTest cannot set a select_slider to its formatted label.
@@ -96,14 +91,14 @@ def test_every_corner_of_every_demo_runs_cleanly():
                 at.select_slider(key=key).set_value(ends[(corner >> bit) & 1])
         at.toggle(key="gd_logy").set_value(corner % 2 == 1)
         at.run()
-        _clean(at)
+        assert_clean(at)
 
 
 def test_small_epsilon_large_delta_flips_the_one_count_verdict():
     # ε = 0.01, δ = 0.1: σ ≈ 3.8 against a Laplace std of 141, so the Gaussian is narrower and
     # its tail is lighter everywhere (σ ≤ √(2/π)·b).
     at = app_test(LESSON, {"gd_eps": "0.01", "gd_delta": "0.1"})
-    _clean(at)
+    assert_clean(at)
     text = _text(at)
     assert "Gaussian is the narrower one" in text
     assert "lighter everywhere" in text
@@ -113,7 +108,7 @@ def test_delta_text_follows_n_and_delta():
     at = app_test(LESSON)
     assert "10 whole records on average" in _text(at)  # n = 1e6, δ = 1e-5
     at.select_slider(key="gd_leak_delta").set_value(1e-12).run()
-    _clean(at)
+    assert_clean(at)
     assert "Raise δ towards" in _text(at)
 
 
@@ -123,14 +118,14 @@ def test_resample_buttons_redraw_only_their_demo():
     audit = [m.value for m in at.metric if m.label.startswith("ε̂")]
     for _ in range(3):  # Binomial(10⁶, 10⁻⁵) repeats a value now and then; 3 draws rarely all do
         at.button(key="gd_leak_resample").click().run()
-        _clean(at)
+        assert_clean(at)
         if [m.value for m in at.metric if m.label == "This run leaked"] != leaks:
             break
     else:
         pytest.fail("resampling never changed the leak count")
     assert [m.value for m in at.metric if m.label.startswith("ε̂")] == audit
     at.button(key="gd_audit_resample").click().run()
-    _clean(at)
+    assert_clean(at)
 
 
 def test_seed_reproduces_the_same_draw(default_run):
@@ -140,7 +135,7 @@ def test_seed_reproduces_the_same_draw(default_run):
 def test_audit_without_a_breach_says_what_to_try():
     # z = 1: S is common (p ≈ 0.16) and p/p′ is modest, so pure ε is not broken.
     at = app_test(LESSON, {"gd_aud_z": "1"})
-    _clean(at)
+    assert_clean(at)
     assert any("No breach of pure ε" in info.value for info in at.info)
 
 
@@ -155,7 +150,7 @@ def test_quizzes_reveal_after_a_guess():
     for quiz_id in QUIZ_ANSWERS:
         at.toggle(key=f"gaussian_quiz_{quiz_id}_reveal").set_value(True)
     at.run()
-    _clean(at)
+    assert_clean(at)
     assert _text(at).count("✅ Right.") == len(QUIZ_ANSWERS)
 
 

@@ -9,20 +9,15 @@ import numpy as np
 import pytest
 
 from dp import graphs as g
-from tests.conftest import app_test
+from tests.conftest import app_test, assert_clean, lesson
 from ui.charts import graphs as charts
-from ui.course import LESSONS
 
-LESSON = next(lesson for lesson in LESSONS if lesson.slug == "graphs")
+LESSON = lesson("graphs")
 
 
 @pytest.fixture(scope="module")
 def default_run():
     return app_test(LESSON)
-
-
-def _clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def _titles(at) -> list[str]:
@@ -47,7 +42,7 @@ def _metric(at, label: str) -> str:
 
 def test_defaults_show_every_section(default_run):
     at = default_run
-    _clean(at)
+    assert_clean(at)
     assert at.title[0].value == "Privacy for graphs"
     assert _titles(at) == [
         "The network: 200 people, 594 ties", "Friends per person: a few hubs, many with few",
@@ -92,7 +87,7 @@ def test_each_count_has_its_side_by_side_and_the_radio_moves_only_that_demo():
     for query in g.QUERIES:
         if query != "edges":
             at.radio(key="graphs_query").set_value(query).run()
-        _clean(at)
+        assert_clean(at)
         assert sum(m.label.startswith(charts.QUERY_NAMES[query]) for m in at.metric) == 2
         assert markers[query] in _text(at)
         assert _chart(at, "Where the released")["data"][0]["y"] == release
@@ -100,7 +95,7 @@ def test_each_count_has_its_side_by_side_and_the_radio_moves_only_that_demo():
 
 def test_tighter_bound_and_large_delta():
     at = app_test(LESSON, {"graphs_bound": "max common friends (tighter)", "graphs_delta": "0.1"})
-    _clean(at)
+    assert_clean(at)
     table = at.table[0].value
     ls = table[table["query q"] == "number of triangles"].iloc[0]["LS edge"]
     names = [t["name"] for t in _chart(at, "Where the released")["data"]]
@@ -112,7 +107,7 @@ def test_tighter_bound_and_large_delta():
 
 def test_large_network_is_summarised_not_drawn():
     at = app_test(LESSON, {"graphs_n": "1000"})
-    _clean(at)
+    assert_clean(at)
     titles = _titles(at)
     assert "G′ drawn over G" not in titles and not any(t.startswith("The network") for t in titles)
     assert titles.count("Friends per person: a few hubs, many with few") == 1
@@ -122,7 +117,7 @@ def test_large_network_is_summarised_not_drawn():
 def test_small_epsilon_small_network_lets_naive_noise_win():
     # n = 20, ε = 0.05: the shift ln(10⁶)/0.05 ≈ 276 dwarfs n − 2 = 18.
     at = app_test(LESSON, {"graphs_n": "20", "graphs_eps": "0.05"})
-    _clean(at)
+    assert_clean(at)
     assert "naive mechanism wins" in _text(at)
 
 
@@ -133,17 +128,17 @@ def test_resample_buttons_redraw_only_their_own_randomness(default_run):
     triangles = _metric(at, "Triangles, T")
     releases = _chart(at, "Where the released")["data"][0]["y"]
     at.button(key="graphs_noise_resample").click().run()
-    _clean(at)
+    assert_clean(at)
     assert _metric(at, "Triangles, T") == triangles
     assert _chart(at, "Where the released")["data"][0]["y"] != releases
     before = (_metric(at, "Triangles, T"), _metric(at, "Max degree, d"))
     at.button(key="graphs_net_resample").click().run()
-    _clean(at)
+    assert_clean(at)
     assert (_metric(at, "Triangles, T"), _metric(at, "Max degree, d")) != before
 
 
 def test_bad_radio_link_values_are_harmless():
-    _clean(app_test(LESSON, {"graphs_query": "nonsense", "graphs_bound": "nonsense"}))
+    assert_clean(app_test(LESSON, {"graphs_query": "nonsense", "graphs_bound": "nonsense"}))
 
 
 def test_extreme_corners_run_cleanly():
@@ -154,7 +149,7 @@ def test_extreme_corners_run_cleanly():
                   {"graphs_n": "20", "graphs_ties": "1", "graphs_triad": "0.0",
                    "graphs_eps": "0.05", "graphs_delta": "1e-12"}):
         at = app_test(LESSON, query)
-        _clean(at)
+        assert_clean(at)
 
 
 QUIZ_ANSWERS = {"who-is-protected": 1, "triangle-gs": 2, "why-noisy-bound": 1, "delta-role": 1}
@@ -168,7 +163,7 @@ def test_quizzes_reveal_after_a_guess():
     for quiz_id in QUIZ_ANSWERS:
         at.toggle(key=f"graphs_quiz_{quiz_id}_reveal").set_value(True)
     at.run()
-    _clean(at)
+    assert_clean(at)
     assert _text(at).count("✅ Right.") == len(QUIZ_ANSWERS)
 
 

@@ -10,12 +10,11 @@ import plotly.graph_objects as go
 import pytest
 
 from dp.laplace_accuracy import POSTPROCESSING
-from tests.conftest import app_test
+from tests.conftest import app_test, assert_clean, lesson
 from ui import lessons
 from ui.charts import laplace as charts
-from ui.course import LESSONS
 
-LESSON = next(lesson for lesson in LESSONS if lesson.slug == "laplace")
+LESSON = lesson("laplace")
 CHART_TITLES = ["Output densities", "True and noisy counts", "How far can", "Error stays put",
                 "Same ε", "Clipping bias", "The ε you need", "Error of each count"]
 
@@ -23,10 +22,6 @@ CHART_TITLES = ["Output densities", "True and noisy counts", "How far can", "Err
 @pytest.fixture(scope="module")
 def default_run():
     return app_test(LESSON)
-
-
-def _clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def _specs(at) -> list[dict]:
@@ -51,7 +46,7 @@ def _text(at) -> str:
 
 def test_defaults_show_every_section(default_run):
     at = default_run
-    _clean(at)
+    assert_clean(at)
     assert at.title[0].value == "The Laplace mechanism"
     titles = [spec["layout"]["title"]["text"] for spec in _specs(at)]
     for expected in CHART_TITLES:
@@ -70,40 +65,40 @@ def test_defaults_show_every_section(default_run):
 
 def test_relation_toggle_changes_histogram_sensitivity_everywhere():
     at = app_test(LESSON, {"lap_relation": "replace-one"})
-    _clean(at)
+    assert_clean(at)
     assert _metric(at, "Δ") == "2" and _metric(at, "b = Δ/ε") == "2"
     text = _text(at)
     assert "**384** people" in text  # census doubles under replace-one
     assert "b = Δ/ε = **20**" in text  # blue eyes: the notes' scale 20 at ε = 0.1
     at.radio(key="lap_relation").set_value("add/remove").run()
-    _clean(at)
+    assert_clean(at)
     assert _metric(at, "Δ") == "1" and "b = Δ/ε = **10**" in _text(at)
 
 
 def test_query_picker_branches():
     at = app_test(LESSON)
     at.radio(key="lap_query").set_value("k counts").run()
-    _clean(at)
+    assert_clean(at)
     at.select_slider(key="lap_k").set_value(100).run()
     assert _metric(at, "Δ") == "100"
     at.radio(key="lap_query").set_value("count").run()
     assert _metric(at, "Δ") == "1"
     # the mean under add/remove: the page says why it uses replace-one, and Δ = (U − L)/n
     at.radio(key="lap_query").set_value("bounded mean").run()
-    _clean(at)
+    assert_clean(at)
     assert any("everyone to know n" in info.value for info in at.info)
     assert _metric(at, "Δ") == "1"  # (100 − 0)/100
     at.slider(key="lap_upper").set_value(150).run()
     at.slider(key="lap_lower").set_value(50).run()
     at.select_slider(key="lap_n").set_value(10).run()
-    _clean(at)
+    assert_clean(at)
     assert _metric(at, "Δ") == "10"  # (150 − 50)/10
     for key in ("lap_upper", "lap_lower"):
         for extreme in (at.slider(key=key).min, at.slider(key=key).max):
             at.slider(key=key).set_value(extreme).run()
-            _clean(at)
+            assert_clean(at)
     at.radio(key="lap_relation").set_value("replace-one").run()
-    _clean(at)
+    assert_clean(at)
     assert not any("everyone to know n" in info.value for info in at.info)
 
 
@@ -125,7 +120,7 @@ def test_every_select_slider_at_its_extremes():
         widget = at.select_slider(key=key)
         for label in (widget.options[0], widget.options[-1]):
             at.select_slider(key=key).set_value(_option_value(widget, label)).run()
-            _clean(at)
+            assert_clean(at)
             assert "{{" not in _text(at)
 
 
@@ -144,23 +139,23 @@ def test_error_bar_choice_and_resample():
     at = app_test(LESSON)
     per_bucket = _chart(at, "True and noisy counts")["data"][1]["error_y"]["value"]
     at.radio(key="lap_hist_bars").set_value("every bucket at once").run()
-    _clean(at)
+    assert_clean(at)
     union = _chart(at, "True and noisy counts")["data"][1]["error_y"]["value"]
     assert per_bucket == pytest.approx(10 * np.log(20))
     assert union == pytest.approx(10 * (10 + np.log(10)))
     before = _chart(at, "True and noisy counts")["data"][1]["y"]
     at.button(key="lap_hist_resample").click().run()
-    _clean(at)
+    assert_clean(at)
     assert _chart(at, "True and noisy counts")["data"][1]["y"] != before
     for demo in ("lap_census", "lap_pp", "lap_clip", "lap_blue", "lap_audit"):
         at.button(key=f"{demo}_resample").click().run()
-        _clean(at)
+        assert_clean(at)
 
 
 def test_audit_catches_the_wrong_sensitivity():
     at = app_test(LESSON)
     at.radio(key="lap_audit_calib").set_value(at.radio(key="lap_audit_calib").options[1]).run()
-    _clean(at)
+    assert_clean(at)
     assert at.error and "breaks its promise" in at.error[0].value
     assert "really gets 2-DP" in _text(at)
 
@@ -168,7 +163,7 @@ def test_audit_catches_the_wrong_sensitivity():
 def test_bad_radio_links_fall_back_with_a_note():
     at = app_test(LESSON, {"lap_relation": "swap", "lap_query": "median",
                            "lap_hist_bars": "none", "lap_audit_calib": "x"})
-    _clean(at)
+    assert_clean(at)
     notes = " ".join(c.value for c in at.caption)
     for key, bad in (("lap_relation", "swap"), ("lap_query", "median"),
                      ("lap_hist_bars", "none"), ("lap_audit_calib", "x")):
@@ -181,7 +176,7 @@ def test_quiz_reveals_after_a_prediction():
     key = "laplace_quiz_histogram-sensitivity"
     at.radio(key=key).set_value(1).run()
     at.toggle(key=f"{key}_reveal").set_value(True).run()
-    _clean(at)
+    assert_clean(at)
     assert "✅ Right." in _text(at)
 
 

@@ -13,20 +13,15 @@ import numpy as np
 import pytest
 
 from dp import local_sensitivity as ls
-from tests.conftest import app_test
+from tests.conftest import app_test, assert_clean, lesson
 from ui.charts import local_sensitivity as charts
-from ui.course import LESSONS
 
-LESSON = next(lesson for lesson in LESSONS if lesson.slug == "local-sensitivity")
+LESSON = lesson("local-sensitivity")
 
 
 @pytest.fixture(scope="module")
 def default_run():
     return app_test(LESSON)
-
-
-def _clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def _titles(at) -> list[str]:
@@ -51,7 +46,7 @@ def _metric(at, label: str) -> str:
 
 def test_defaults_show_every_section(default_run):
     at = default_run
-    _clean(at)
+    assert_clean(at)
     assert at.title[0].value == "Local sensitivity and its traps"
     assert len(_titles(at)) == 6, _titles(at)
     assert any("replace-one" in info.value for info in at.info)  # the neighbouring relation
@@ -68,7 +63,7 @@ def test_defaults_show_every_section(default_run):
 
 def test_bunched_class_has_zero_local_sensitivity():
     at = app_test(LESSON, {"ls_data": "Bunched at the pass mark", "ls_person": "7", "ls_new": "90"})
-    _clean(at)
+    assert_clean(at)
     assert _metric(at, "Local LS(D)") == "0"
     assert _metric(at, "Median of D′") == "60"
     assert "LS(D) = 0" in _text(at)
@@ -76,18 +71,18 @@ def test_bunched_class_has_zero_local_sensitivity():
 
 def test_two_camps_and_every_person():
     at = app_test(LESSON, {"ls_data": "Two camps"})
-    _clean(at)
+    assert_clean(at)
     assert _metric(at, "Local LS(D)") == "54"
     for person in (1, 11):
         at.slider(key="ls_person").set_value(person).run()
-        _clean(at)
+        assert_clean(at)
     ramp = _chart(at, "The median as")["data"][0]
     assert len(ramp["x"]) == 201 or "bdata" in json.dumps(ramp["x"])
 
 
 def test_zero_spread_shows_the_spike_and_no_loss_chart():
     at = app_test(LESSON, {"ls_trap_s": "0"})
-    _clean(at)
+    assert_clean(at)
     assert "Privacy loss of each output" not in _titles(at)
     assert "adds **no noise**" in _text(at)
     spike = _chart(at, "Noise ∝ LS")["data"][0]
@@ -99,7 +94,7 @@ def test_zero_spread_shows_the_spike_and_no_loss_chart():
                                        "exponential mechanism"])
 def test_the_safe_mechanisms_pass_the_same_audit(mechanism):
     at = app_test(LESSON, {"ls_aud_mech": mechanism})
-    _clean(at)
+    assert_clean(at)
     assert float(_metric(at, "Certified ε̂ (lower bound)")) <= 1.0
     assert not at.error
     assert at.success
@@ -110,7 +105,7 @@ def test_the_safe_mechanisms_pass_the_same_audit(mechanism):
 def test_ptr_refuses_on_a_small_class_and_answers_on_a_large_one(default_run):
     assert "So PTR answers with probability" in _text(default_run)
     at = app_test(LESSON, {"ls_n": "51"})
-    _clean(at)
+    assert_clean(at)
     assert "answers with probability just" in _text(at)
     accuracy = _chart(at, "Typical error")
     assert any("mostly says ⊥" in note["text"] for note in accuracy["layout"]["annotations"])
@@ -118,14 +113,14 @@ def test_ptr_refuses_on_a_small_class_and_answers_on_a_large_one(default_run):
 
 def test_large_epsilon_can_crown_smooth_sensitivity():
     at = app_test(LESSON, {"ls_eps": "10"})
-    _clean(at)
+    assert_clean(at)
     text = _text(at)
     assert "Here smooth sensitivity wins" in text or "Here the exponential mechanism wins" in text
 
 
 def test_bad_radio_links_fall_back_with_a_note():
     at = app_test(LESSON, {"ls_data": "everyone", "ls_aud_mech": "magic"})
-    _clean(at)
+    assert_clean(at)
     notes = " ".join(c.value for c in at.caption)
     assert "ls_data='everyone'" in notes and "ls_aud_mech='magic'" in notes
 
@@ -134,15 +129,15 @@ def test_resample_buttons_redraw_their_demo(default_run):
     at = app_test(LESSON)
     rug = _chart(at, "Noise ∝ LS")["data"][2]
     at.button(key="ls_trap_resample").click().run()
-    _clean(at)
+    assert_clean(at)
     assert _chart(at, "Noise ∝ LS")["data"][2] != rug
     certified = _metric(at, "Certified ε̂ (lower bound)")
     at.button(key="ls_audit_resample").click().run()
-    _clean(at)
+    assert_clean(at)
     assert _metric(at, "Certified ε̂ (lower bound)") != certified  # fresh samples, a new bound
     before = _metric(at, "True median")
     at.button(key="ls_safe_resample").click().run()
-    _clean(at)
+    assert_clean(at)
     assert _metric(at, "True median") != before
 
 
@@ -161,7 +156,7 @@ def test_quizzes_reveal_after_a_guess():
     for quiz_id in QUIZ_ANSWERS:
         at.toggle(key=f"local-sensitivity_quiz_{quiz_id}_reveal").set_value(True)
     at.run()
-    _clean(at)
+    assert_clean(at)
     assert _text(at).count("✅ Right.") == len(QUIZ_ANSWERS)
 
 

@@ -9,12 +9,11 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from tests.conftest import app_test
+from tests.conftest import app_test, assert_clean, lesson
 from ui.charts import machine_learning as charts
-from ui.course import LESSONS
 from ui.theme import FONT_SIZE
 
-LESSON = next(lesson for lesson in LESSONS if lesson.slug == "machine-learning")
+LESSON = lesson("machine-learning")
 TITLES = ["The model's confidence", "Attack on the non-private model", "Membership attack on DP-GD",
           "Accuracy on fresh records", "Membership advantage", "Federated averaging"]
 
@@ -22,10 +21,6 @@ TITLES = ["The model's confidence", "Attack on the non-private model", "Membersh
 @pytest.fixture(scope="module")
 def default_run():
     return app_test(LESSON)
-
-
-def _clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def _specs(at) -> list[dict]:
@@ -49,7 +44,7 @@ def _metrics(at) -> dict[str, str]:
 
 def test_defaults_show_every_section(default_run):
     at = default_run
-    _clean(at)
+    assert_clean(at)
     assert at.title[0].value == "Privacy in machine learning"
     titles = [spec["layout"]["title"]["text"] for spec in _specs(at)]
     assert len(titles) == len(TITLES)
@@ -78,7 +73,7 @@ def test_moving_epsilon_uses_the_cached_sweep():
     at = app_test(LESSON)
     before = _chart(at, "Accuracy on fresh records")["data"][0]["y"]
     at.select_slider(key="ml_eps").set_value(0.1).run()
-    _clean(at)
+    assert_clean(at)
     names = [trace["name"] for trace in _chart(at, "Membership attack on DP-GD")["data"]]
     assert "attack on DP-GD (ε = 0.1)" in names
     # same sweep, only the marker for "your ε" moved
@@ -96,25 +91,25 @@ def test_each_resample_button_redraws_its_own_part():
 
     first = charts_now()
     at.button(key="ml_dp_resample").click().run()
-    _clean(at)
+    assert_clean(at)
     noise = charts_now()
     assert noise["The model's confidence"] == first["The model's confidence"]  # same data
     assert noise["Membership attack on DP-GD"] != first["Membership attack on DP-GD"]
     assert noise["Federated averaging"] == first["Federated averaging"]
     at.button(key="ml_fed_resample").click().run()
-    _clean(at)
+    assert_clean(at)
     fed = charts_now()
     assert fed["Federated averaging"] != noise["Federated averaging"]
     assert fed["Membership attack on DP-GD"] == noise["Membership attack on DP-GD"]
     at.button(key="ml_data_resample").click().run()
-    _clean(at)
+    assert_clean(at)
     assert charts_now()["The model's confidence"] != first["The model's confidence"]
 
 
 def test_when_dp_gd_never_catches_up_the_page_says_why():
     # C = 10 with T = 10 steps: the noise (∝ C) swamps every ε on the slider at n = 50.
     at = app_test(LESSON, {"ml_clip": "10", "ml_epochs": "10"})
-    _clean(at)
+    assert_clean(at)
     assert "never comes within 2 points" in _text(at)
 
 
@@ -123,7 +118,7 @@ def test_a_tpr_above_the_bound_is_explained_as_sampling_error():
     # estimate pokes just above it (found by a scan of the settings; tests/test_learning.py
     # checks that such excursions stay within sampling error).
     at = app_test(LESSON, {"ml_eps": "0.2", "ml_clip": "10", "ml_epochs": "50"})
-    _clean(at)
+    assert_clean(at)
     assert any("sampling" in info.value for info in at.info)
 
 
@@ -131,7 +126,7 @@ def test_extreme_corner_runs_cleanly():
     at = app_test(LESSON, {"ml_n": "25", "ml_d": "50", "ml_l2": "1", "ml_eps": "50",
                            "ml_clip": "0.1", "ml_epochs": "50", "ml_fed_k": "500",
                            "ml_fed_e": "5", "ml_fed_eps": "0.1"})
-    _clean(at)
+    assert_clean(at)
     assert len(_specs(at)) == len(TITLES)
 
 
@@ -139,7 +134,7 @@ def test_audit_runs_on_demand_and_keeps_the_promise():
     at = app_test(LESSON)
     assert not any(m.label.startswith("Certified") for m in at.metric)  # off by default
     at.toggle(key="ml_audit_on").set_value(True).run()
-    _clean(at)
+    assert_clean(at)
     certified = next(m.value for m in at.metric if m.label.startswith("Certified"))
     assert 0 <= float(certified) <= 1.0
     assert at.success and "consistent with the promise" in at.success[0].value
@@ -156,7 +151,7 @@ def test_quizzes_reveal_after_a_guess():
     for quiz_id in QUIZ_ANSWERS:
         at.toggle(key=f"machine-learning_quiz_{quiz_id}_reveal").set_value(True)
     at.run()
-    _clean(at)
+    assert_clean(at)
     assert _text(at).count("✅ Right.") == len(QUIZ_ANSWERS)
 
 

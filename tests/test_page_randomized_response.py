@@ -10,16 +10,11 @@ import pytest
 
 from dp import posterior_bounds, rr_simulate
 from dp.local_dp import rr_estimate_step, rr_rmse
-from tests.conftest import app_test
+from tests.conftest import app_test, assert_clean, lesson
 from ui.charts import randomized_response as charts
-from ui.course import LESSONS
 
-LESSON = next(lesson for lesson in LESSONS if lesson.slug == "randomized-response")
+LESSON = lesson("randomized-response")
 LN3 = math.log(3)
-
-
-def _clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def _cards(at) -> list[str]:
@@ -37,7 +32,7 @@ def rr_page():
 
 
 def test_defaults_show_fair_coins_and_tammy(rr_page):
-    _clean(rr_page)
+    assert_clean(rr_page)
     text = " ".join(m.value for m in rr_page.markdown)
     assert "everyone tells the truth" in text  # the missing-2 note at ε = ln 3
     assert _metric(rr_page, "After a Yes") == "0.058"  # Tammy: 0.02 → 3/52
@@ -49,7 +44,7 @@ def test_stepping_through_respondents_follows_the_coins():
     seen = set()
     for _ in range(12):  # a fixed seed: the same respondents every run
         at.button(key="rr_coin_first").click().run()
-        _clean(at)
+        assert_clean(at)
         first = _cards(at)[0]
         if first == "Tails":
             assert not at.button(key="rr_coin_second").disabled
@@ -70,14 +65,14 @@ def test_stepping_through_respondents_follows_the_coins():
 def test_slide_alpha_is_caught_by_the_audit_and_refused_above_ln3():
     at = app_test(LESSON)
     at.radio(key="rr_audit_impl").set_value("slide").run()
-    _clean(at)
+    assert_clean(at)
     assert at.error, "the slide theorem's α at ln 3 (keep = 1) must fail the audit"
     assert float(_metric(at, "Certified ε̂ (lower bound)")) > LN3
     at.select_slider(key="rr_eps").set_value(3.0).run()
-    _clean(at)
+    assert_clean(at)
     assert any("not a probability" in w.value or "cannot run" in w.value for w in at.warning)
     at.select_slider(key="rr_eps").set_value(0.5).run()
-    _clean(at)
+    assert_clean(at)
     assert at.error, "at ε = 0.5 the slide's α is really ε ≈ 1.07: caught with 10⁵ samples"
 
 
@@ -89,7 +84,7 @@ def test_resample_redraws_only_the_survey():
     at = app_test(LESSON)
     before = _metric(at, "Debiased π̂"), _metric(at, "After a Yes")
     at.button(key="rr_survey_resample").click().run()
-    _clean(at)
+    assert_clean(at)
     after = _metric(at, "Debiased π̂"), _metric(at, "After a Yes")
     assert after[0] != before[0] and after[1] == before[1]
 
@@ -97,7 +92,7 @@ def test_resample_redraws_only_the_survey():
 def test_a_link_reproduces_the_view_at_the_largest_n():
     params = {"rr_n": "100,000,000", "rr_pi": "0.5", "rr_eps": "10", "rr_lc_n": "ln 3"}
     first, second = app_test(LESSON, params), app_test(LESSON, params)
-    _clean(first)
+    assert_clean(first)
     assert _metric(first, "Debiased π̂") == _metric(second, "Debiased π̂")
     assert first.select_slider(key="rr_n").value == 100_000_000
     assert first.select_slider(key="rr_eps").value == 10.0
@@ -107,7 +102,7 @@ def test_a_link_reproduces_the_view_at_the_largest_n():
 
 def test_the_default_epsilon_is_ln3_in_the_link():
     at = app_test(LESSON, {"rr_eps": "ln 3"})
-    _clean(at)
+    assert_clean(at)
     assert at.select_slider(key="rr_eps").value == pytest.approx(LN3)
     assert not at.caption or all("rr_eps" not in c.value for c in at.caption)
 
@@ -116,7 +111,7 @@ def test_quiz_reveals_after_a_prediction(rr_page):
     key = "randomized-response_quiz_missing-two"
     rr_page.radio(key=key).set_value(1).run()
     rr_page.toggle(key=f"{key}_reveal").set_value(True).run()
-    _clean(rr_page)
+    assert_clean(rr_page)
     assert any(m.value.startswith("✅ Right.") for m in rr_page.markdown)
 
 
