@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import socket
@@ -34,6 +35,28 @@ def lesson(slug: str) -> Lesson:
 def assert_clean(at) -> None:
     """The run raised no exception (the user would have seen a traceback)."""
     assert not at.exception, [e.value for e in at.exception]
+
+
+def page_text(at) -> str:
+    """All markdown the run rendered, joined."""
+    return " ".join(m.value for m in at.markdown)
+
+
+def chart_specs(at) -> list[dict]:
+    """The plotly specs of every chart the run rendered, as sent to the browser."""
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def chart_titles(at) -> list[str]:
+    return [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
+
+
+def chart_by_title(at, prefix: str) -> dict:
+    """The spec of the first chart whose title starts with `prefix`."""
+    for spec in chart_specs(at):
+        if spec["layout"]["title"]["text"].startswith(prefix):
+            return spec
+    raise AssertionError(f"no chart titled {prefix!r}")
 
 
 def app_test(lesson: Lesson, query_params: dict | None = None) -> AppTest:

@@ -9,7 +9,7 @@ import pytest
 
 from dp import averaging_attack_queries
 from dp.budget import running_mean_band
-from tests.conftest import app_test, lesson
+from tests.conftest import app_test, lesson, page_text
 from ui.charts import budget as charts
 
 LESSON = lesson("budget")
@@ -17,10 +17,6 @@ LESSON = lesson("budget")
 
 def _metric(at, label: str) -> str:
     return next(m.value for m in at.metric if m.label.startswith(label))
-
-
-def _texts(at) -> str:
-    return " ".join(m.value for m in at.markdown)
 
 
 def _errors(at) -> str:
@@ -54,7 +50,7 @@ def test_defaults_reproduce_the_blog_figure(session):
     assert session.select_slider(key="budget_avg_eps").value == 0.5
     assert session.slider(key="budget_avg_count").value == 4
     assert _metric(session, "formula: m*") == "123"
-    text = _texts(session)
+    text = page_text(session)
     assert "123 or \"about 130\"?" in text
     assert "122.9" in text  # (1.96·√2·2/0.5)² before rounding up
     this_run = _metric(session, "this run")
@@ -67,7 +63,7 @@ def test_attack_epsilon_moves_the_formula(session):
     session.select_slider(key="budget_avg_eps").set_value(1.0)
     _clean(session.run())
     assert _metric(session, "formula: m*") == str(averaging_attack_queries(1.0)) == "31"
-    assert "Set ε to 0.5" in _texts(session)
+    assert "Set ε to 0.5" in page_text(session)
     session.select_slider(key="budget_avg_eps").set_value(0.5)
     _clean(session.run())
 
@@ -92,7 +88,7 @@ def test_the_accountant_stops_the_averaging_attack():
     assert _log_rows(at) == 10
     assert "answered 10 more times at ε = 0.1" in " ".join(s.value for s in at.success)
     assert "Refused" in _errors(at)
-    text = _texts(at)
+    text = page_text(at)
     assert "Pooling your 10 answers" in text and "the budget stops the averaging attack" in text
 
 
@@ -117,7 +113,7 @@ def test_budget_is_locked_once_spent_and_reveal_ends_the_game():
     assert _metric(at, "remaining") == "0.5"
     at.button(key="budget_game_reveal").click()
     _clean(at.run())
-    assert "The data, revealed" in _texts(at)
+    assert "The data, revealed" in page_text(at)
     revealed = [df.value for df in at.dataframe if "true answer" in df.value.columns]
     assert len(revealed) == 2  # the log with a truth column, and every question's truth
     _ask(at, "over_65", "0.1")

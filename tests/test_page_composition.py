@@ -10,15 +10,11 @@ import math
 import numpy as np
 import pytest
 
-from tests.conftest import app_test, lesson
+from tests.conftest import app_test, assert_clean, lesson, page_text
 from ui.charts import composition as charts
 
 LESSON = lesson("composition")
 GAUSS = "Gaussian queries (σ)"
-
-
-def _texts(at) -> str:
-    return " ".join(m.value for m in at.markdown)
 
 
 def _metric(at, label: str) -> str:
@@ -30,20 +26,16 @@ def _chart(at, key_suffix: str) -> dict:
     return json.loads(chart.proto.spec)
 
 
-def _assert_clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
 @pytest.fixture(scope="module")
 def session():
     """One AppTest session for the tests that only read the default view (slow to start)."""
     at = app_test(LESSON)
-    _assert_clean(at)
+    assert_clean(at)
     return at
 
 
 def test_defaults_show_advanced_worse_than_basic_and_the_crossover(session):
-    text = _texts(session)
+    text = page_text(session)
     # ε = 0.1, k = 10, δ′ = 1e-6: basic 1, advanced 1.767, optimal 0.9994, Laplace 0.999;
     # k* = 2 ln(1e6)/(2 − e^0.1)² ≈ 34.5.
     assert "**1.767**" in text and "**1**" in text and "**0.9994**" in text
@@ -60,7 +52,7 @@ def test_defaults_of_group_privacy_and_post_processing(session):
     # g = 4 at ε = 0.5: gε = 2, δ: 4·e^{1.5}·1e-6 ≈ 1.8e-05, belief ≤ 1/(1 + e^−2) = 88.1%.
     assert _metric(session, "ε for the group") == "2"
     assert _metric(session, "δ for the group") == "1.8e-05"
-    assert "88.1%" in _texts(session)
+    assert "88.1%" in page_text(session)
     assert _metric(session, "Budget spent") == "ε = 0.5"
     ledger = _chart(session, "comp_pp_chart")
     assert ledger["data"][0]["text"] == ["ε = 0.5", "free (post-processing)", "free (post-processing)"]
@@ -80,22 +72,22 @@ def _array(values) -> list:
 
 def test_past_the_crossover_and_without_one():
     at = app_test(LESSON, {"comp_k": "5000"})
-    _assert_clean(at)
-    assert "we are past the crossover" in _texts(at)
+    assert_clean(at)
+    assert "we are past the crossover" in page_text(at)
     # k = 5000 is off the sparse Laplace grid: it is computed as your k and drawn on the curve.
     laplace = next(t for t in _chart(at, "comp_chart")["data"] if t.get("name") == "exact Laplace")
     assert 5000 in _array(laplace["x"]) and 10_000 in _array(laplace["x"])
     at = app_test(LESSON, {"comp_eps": "1"})  # ε ≥ ln 2: advanced never wins
-    _assert_clean(at)
-    assert "never beats basic" in _texts(at)
+    assert_clean(at)
+    assert "never beats basic" in page_text(at)
     assert not [s for s in _chart(at, "comp_chart")["layout"]["shapes"] if s["type"] == "rect"]
 
 
 def test_gaussian_mode():
     at = app_test(LESSON, {"comp_mode": GAUSS})
-    _assert_clean(at)
+    assert_clean(at)
     assert at.radio(key="comp_mode").value == GAUSS
-    text = _texts(at)
+    text = page_text(at)
     # σ = 10, δ′ = 1e-6, k = 10: exact 1.368, zCDP 1.712 (dp.composition_curves tests).
     assert "**1.368**" in text and "**1.712**" in text
     names = [trace.get("name") for trace in _chart(at, "comp_chart_gauss")["data"]]
@@ -107,20 +99,20 @@ def test_gaussian_mode():
 def test_gaussian_mode_at_its_extremes(sigma, delta, k):
     # The generic extremes test only sees the default (ε-DP) mode's sliders.
     at = app_test(LESSON, {"comp_mode": GAUSS, "comp_sigma": sigma, "comp_delta": delta, "comp_k": k})
-    _assert_clean(at)
+    assert_clean(at)
     assert not [c.value for c in at.caption if "is not a valid" in c.value]
 
 
 def test_gaussian_mode_when_delta_covers_everything():
     # σ = 200, δ′ = 0.1, k = 1: one release is already (0, 0.1)-DP.
     at = app_test(LESSON, {"comp_mode": GAUSS, "comp_sigma": "200", "comp_delta": "0.1", "comp_k": "1"})
-    _assert_clean(at)
-    assert "**0**: the noise is so wide" in _texts(at).replace("\n", " ")
+    assert_clean(at)
+    assert "**0**: the noise is so wide" in page_text(at).replace("\n", " ")
 
 
 def test_bad_mode_in_link_falls_back_with_a_note():
     at = app_test(LESSON, {"comp_mode": "bogus"})
-    _assert_clean(at)
+    assert_clean(at)
     assert at.radio(key="comp_mode").value == "ε-DP queries (Laplace)"
     assert any("comp_mode='bogus'" in c.value for c in at.caption)
 
@@ -128,10 +120,10 @@ def test_bad_mode_in_link_falls_back_with_a_note():
 def test_asking_again_spends_budget_but_post_processing_does_not():
     at = app_test(LESSON)
     at.slider(key="comp_pp_asks").set_value(3).run()
-    _assert_clean(at)
+    assert_clean(at)
     assert _metric(at, "Budget spent") == "ε = 2"  # 4 answers × 0.5
     at.button_group(key="comp_pp_steps").set_value(["round", "clamp", "percent"]).run()
-    _assert_clean(at)
+    assert_clean(at)
     assert _metric(at, "Budget spent") == "ε = 2"
     assert _metric(at, "Published value").endswith("%")
     spent = _array(_chart(at, "comp_pp_chart")["data"][0]["x"])
@@ -139,7 +131,7 @@ def test_asking_again_spends_budget_but_post_processing_does_not():
     at.button_group(key="comp_pp_steps").set_value([]).run()
     before = _metric(at, "Published value")
     at.button(key="comp_pp_resample").click().run()
-    _assert_clean(at)
+    assert_clean(at)
     assert _metric(at, "Budget spent") == "ε = 2"
     # New noise: the unrounded average of 4 Laplace draws (seeded, so this is deterministic).
     assert _metric(at, "Published value") != before

@@ -10,7 +10,7 @@ import pytest
 
 from dp.attacks import max_true_positive_rate
 from dp.privacy_loss import laplace_density, laplace_privacy_loss
-from tests.conftest import app_test, lesson
+from tests.conftest import app_test, lesson, page_text
 from ui.charts import definition as charts
 
 LESSON = lesson("definition")
@@ -18,10 +18,6 @@ LESSON = lesson("definition")
 
 def _metric(at, label):
     return next(m for m in at.metric if m.label.startswith(label))
-
-
-def _texts(at) -> str:
-    return " ".join(m.value for m in at.markdown)
 
 
 def _tally(at) -> tuple[str, str]:
@@ -42,7 +38,7 @@ def test_defaults_reproduce_the_blog_picture_at_epsilon_0_2(session):
     assert (values["def_eps"], values["def_sens"], values["def_fd"], values["def_fdp"]) == (0.2, 7, 5, 10)
     assert _metric(session, "Promised ε").value == "0.2"
     # b = 7/0.2 = 35 and the largest ratio is e^{5/35} ≈ 1.154, inside e^0.2 ≈ 1.221.
-    assert "= 35" in _texts(session) and "1.154" in _texts(session)
+    assert "= 35" in page_text(session) and "1.154" in page_text(session)
     assert not session.warning
 
 
@@ -69,18 +65,18 @@ def test_pair_further_apart_than_delta_warns_and_breaks_the_audit():
 def test_bayes_examples_give_tammys_and_annas_numbers(session):
     session.button(key="def_tammy").click().run()
     # Prior 2% at ε = ln 3: odds 2:98 times 3 = 6:98, i.e. 6/104 ≈ 5.77%.
-    assert "5.77% sure" in _texts(session)
+    assert "5.77% sure" in page_text(session)
     session.button(key="def_anna").click().run()
     assert session.slider(key="def_prior").value == 0.4
     # Prior 40% at ε = 1: expit(logit(0.4) ± 1) = 19.7% … 64.4%.
-    assert "64.4% sure" in _texts(session) and "19.7%" in _texts(session)
+    assert "64.4% sure" in page_text(session) and "19.7%" in page_text(session)
 
 
 def test_exact_count_quiz_reveals_none(session):
     quiz = session.radio(key="definition_quiz_exact-count")
     quiz.set_value(3).run()
     session.toggle(key="definition_quiz_exact-count_reveal").set_value(True).run()
-    assert "✅ Right." in _texts(session)
+    assert "✅ Right." in page_text(session)
 
 
 def test_game_guesses_update_the_tally():

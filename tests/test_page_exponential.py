@@ -11,7 +11,7 @@ import urllib.parse
 
 import pytest
 
-from tests.conftest import app_test, lesson, wait_for_app
+from tests.conftest import app_test, assert_clean, lesson, wait_for_app
 
 LESSON = lesson("exponential")
 NOTES_FORM = "the notes' exp(εu/Δu)"
@@ -20,10 +20,6 @@ TABS = ["Selection", "Most common disease", "Private median", "Auction", "Coin b
 
 def _open(tab: str, **params):
     return app_test(LESSON, {**({"exp_tab": tab} if tab != TABS[0] else {}), **params})
-
-
-def _assert_clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def _option_value(label: str):
@@ -68,13 +64,13 @@ def _warnings(at) -> str:
         "coin", "audit", "audit-notes"])
 def test_tab_runs_at_defaults_and_at_both_ends_of_every_slider(tab, params):
     at = _open(tab, **params)
-    _assert_clean(at)
+    assert_clean(at)
     assert _charts(at) >= 1, "every tab draws at least one chart"
     keys = [w.key for w in _sliders(at)]
     assert keys and all(key.startswith("exp_") for key in keys)
     for end in (0, -1):
         _set_all(at, end)
-        _assert_clean(at)
+        assert_clean(at)
         assert _charts(at) >= 1 or "range is empty" in _warnings(at)
 
 
@@ -87,7 +83,7 @@ def test_only_the_open_tab_runs():
 @pytest.mark.parametrize("bad", ["Nonsense", "selection", ""])
 def test_an_unknown_tab_in_the_link_falls_back_with_a_note(bad):
     at = app_test(LESSON, {"exp_tab": bad})
-    _assert_clean(at)
+    assert_clean(at)
     assert any(w.key == "exp_sel_eps" for w in _sliders(at))
     if bad:
         assert any(f"exp_tab={bad!r}" in c.value for c in at.caption)
@@ -99,7 +95,7 @@ def test_links_choose_radio_options_and_bad_ones_get_a_note():
     at = _open("Auction", exp_auc_source="random bidders")
     assert at.select_slider(key="exp_auc_n").value == 100
     at = _open("Auction", exp_auc_menu="cheap")
-    _assert_clean(at)
+    assert_clean(at)
     assert any("exp_auc_menu='cheap'" in c.value for c in at.caption)
 
 
@@ -114,7 +110,7 @@ def test_an_empty_median_range_says_what_to_change():
     at = _open("Private median")
     at.slider(key="exp_med_lo").set_value(0.9)
     at.slider(key="exp_med_hi").set_value(0.5).run()
-    _assert_clean(at)
+    assert_clean(at)
     assert "must be below the upper bound" in _warnings(at)
 
 
@@ -135,18 +131,18 @@ def _edit(at, key: str, edited=None, added=None, deleted=None):
 ])
 def test_bad_candidate_tables_get_a_clear_message(edit, message):
     at = _edit(_open("Selection"), "exp_sel_table", **edit)
-    _assert_clean(at)
+    assert_clean(at)
     assert message in _warnings(at)
     assert _charts(at) == 0
     at.button(key="exp_sel_reset").click().run()
-    _assert_clean(at)
+    assert_clean(at)
     assert not _warnings(at) and _charts(at) == 2
 
 
 def test_negative_and_new_candidates_are_fine():
     at = _edit(_open("Selection"), "exp_sel_table", edited={0: {"score": -3.5}},
                added=[{"candidate": "Gout", "score": 60.0}])
-    _assert_clean(at)
+    assert_clean(at)
     assert not _warnings(at)
     assert any("Gout" in m.value for m in at.markdown)  # the new top candidate is named
 
@@ -162,16 +158,16 @@ def test_negative_and_new_candidates_are_fine():
 ])
 def test_bad_bids_get_a_clear_message(edit, message):
     at = _edit(_open("Auction"), "exp_auc_table", **edit)
-    _assert_clean(at)
+    assert_clean(at)
     assert message in _warnings(at)
     at.button(key="exp_auc_reset").click().run()
-    _assert_clean(at)
+    assert_clean(at)
     assert "Bids:" not in _warnings(at) and _charts(at) == 4
 
 
 def test_edited_bids_change_the_auction():
     at = _edit(_open("Auction"), "exp_auc_table", edited={3: {"bid": 5.0}}, added=[{"bid": 5.0}])
-    _assert_clean(at)
+    assert_clean(at)
     # Bids 1, 1, 1, 5, 5: the best price is now 5 (revenue 10).
     assert any(m.label == "OPT" and m.value == "10" for m in at.metric)
 

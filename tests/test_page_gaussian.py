@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from tests.conftest import app_test, assert_clean, lesson
+from tests.conftest import app_test, assert_clean, chart_by_title, lesson, page_text
 from ui.charts import gaussian as charts
 from ui.params import DELTAS, EPSILONS, POPULATIONS
 
@@ -19,29 +19,16 @@ def default_run():
     return app_test(LESSON)
 
 
-def _chart(at, name: str) -> dict:
-    """The plotly spec of the chart whose title starts with `name`."""
-    for element in at.get("plotly_chart"):
-        spec = json.loads(element.proto.spec)
-        if spec["layout"]["title"]["text"].startswith(name):
-            return spec
-    raise AssertionError(f"no chart titled {name!r}")
-
-
-def _text(at) -> str:
-    return " ".join(m.value for m in at.markdown)
-
-
 def test_defaults_show_every_section(default_run):
     page = default_run
     assert_clean(page)
     assert page.title[0].value == "Laplace vs Gaussian"
     titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in page.get("plotly_chart")]
     assert len(titles) == 7, titles
-    assert "add/remove" in _text(page)  # the neighbouring relation is stated
+    assert "add/remove" in page_text(page)  # the neighbouring relation is stated
     # ε = 1 by default: the classic bound is out of its range, and the page says what to change
     assert any("Move ε below 1" in info.value for info in page.info)
-    assert [t["name"] for t in _chart(page, "Noise added")["data"]] == [
+    assert [t["name"] for t in chart_by_title(page, "Noise added")["data"]] == [
         "Laplace, b = 1", "Gaussian (analytic), σ = 3.73"]
     # the audit at defaults: pure ε broken, (ε, δ) kept
     assert page.warning and "Pure ε is broken" in page.warning[0].value
@@ -52,17 +39,17 @@ def test_classic_curve_appears_below_epsilon_one():
     at = app_test(LESSON, {"gd_eps": "0.5"})
     assert_clean(at)
     assert not any("Move ε below 1" in info.value for info in at.info)
-    names = [t["name"] for t in _chart(at, "Noise added")["data"]]
+    names = [t["name"] for t in chart_by_title(at, "Noise added")["data"]]
     assert names[-1].startswith("Gaussian (classic), σ = 9.69")  # Δ√(2 ln(1.25/δ))/ε at δ = 1e-5
-    assert "Gaussian, classic" in _text(at)
+    assert "Gaussian, classic" in page_text(at)
 
 
 def test_log_toggle_switches_the_density_axis():
     at = app_test(LESSON)
-    assert _chart(at, "Noise added")["layout"]["yaxis"].get("type") != "log"
+    assert chart_by_title(at, "Noise added")["layout"]["yaxis"].get("type") != "log"
     at.toggle(key="gd_logy").set_value(True).run()
     assert_clean(at)
-    assert _chart(at, "Noise added")["layout"]["yaxis"]["type"] == "log"
+    assert chart_by_title(at, "Noise added")["layout"]["yaxis"]["type"] == "log"
 
 
 def test_bad_toggle_link_value_is_harmless():
@@ -99,17 +86,17 @@ def test_small_epsilon_large_delta_flips_the_one_count_verdict():
     # its tail is lighter everywhere (σ ≤ √(2/π)·b).
     at = app_test(LESSON, {"gd_eps": "0.01", "gd_delta": "0.1"})
     assert_clean(at)
-    text = _text(at)
+    text = page_text(at)
     assert "Gaussian is the narrower one" in text
     assert "lighter everywhere" in text
 
 
 def test_delta_text_follows_n_and_delta():
     at = app_test(LESSON)
-    assert "10 whole records on average" in _text(at)  # n = 1e6, δ = 1e-5
+    assert "10 whole records on average" in page_text(at)  # n = 1e6, δ = 1e-5
     at.select_slider(key="gd_leak_delta").set_value(1e-12).run()
     assert_clean(at)
-    assert "Raise δ towards" in _text(at)
+    assert "Raise δ towards" in page_text(at)
 
 
 def test_resample_buttons_redraw_only_their_demo():
@@ -151,7 +138,7 @@ def test_quizzes_reveal_after_a_guess():
         at.toggle(key=f"gaussian_quiz_{quiz_id}_reveal").set_value(True)
     at.run()
     assert_clean(at)
-    assert _text(at).count("✅ Right.") == len(QUIZ_ANSWERS)
+    assert page_text(at).count("✅ Right.") == len(QUIZ_ANSWERS)
 
 
 # --- chart builders ---------------------------------------------------------------------------

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import numpy as np
 import pytest
 
 from dp import graphs as g
-from tests.conftest import app_test, assert_clean, lesson
+from tests.conftest import app_test, assert_clean, chart_by_title, chart_titles, lesson, page_text
 from ui.charts import graphs as charts
 
 LESSON = lesson("graphs")
@@ -20,22 +19,6 @@ def default_run():
     return app_test(LESSON)
 
 
-def _titles(at) -> list[str]:
-    return [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
-
-
-def _chart(at, name: str) -> dict:
-    for element in at.get("plotly_chart"):
-        spec = json.loads(element.proto.spec)
-        if spec["layout"]["title"]["text"].startswith(name):
-            return spec
-    raise AssertionError(f"no chart titled {name!r}")
-
-
-def _text(at) -> str:
-    return " ".join(m.value for m in at.markdown)
-
-
 def _metric(at, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
@@ -44,11 +27,11 @@ def test_defaults_show_every_section(default_run):
     at = default_run
     assert_clean(at)
     assert at.title[0].value == "Privacy for graphs"
-    assert _titles(at) == [
+    assert chart_titles(at) == [
         "The network: 200 people, 594 ties", "Friends per person: a few hubs, many with few",
         "G′ drawn over G", "G′ drawn over G", "How much one neighbour can change each count",
         "Where the released triangle count lands", "Expected error as the network grows"]
-    text = _text(at)
+    text = page_text(at)
     assert "both graphs always have the same n people" in text  # the neighbouring relations
     assert "add or remove" in text  # and the other convention, resolved
     assert at.success and "consistent with the promise" in at.success[0].value
@@ -80,7 +63,7 @@ def test_table_and_metrics_match_dp(default_run):
 def test_each_count_has_its_side_by_side_and_the_radio_moves_only_that_demo():
     # A link carries a radio's label (Streamlit binds the formatted option).
     at = app_test(LESSON, {"graphs_query": charts.QUERY_NAMES["edges"]})
-    release = _chart(at, "Where the released")["data"][0]["y"]
+    release = chart_by_title(at, "Where the released")["data"][0]["y"]
     markers = {"edges": "Flipping one tie changes the number of ties",
                "max_degree": "One tie moves the max degree",
                "triangles": "friends they have in common"}
@@ -89,8 +72,8 @@ def test_each_count_has_its_side_by_side_and_the_radio_moves_only_that_demo():
             at.radio(key="graphs_query").set_value(query).run()
         assert_clean(at)
         assert sum(m.label.startswith(charts.QUERY_NAMES[query]) for m in at.metric) == 2
-        assert markers[query] in _text(at)
-        assert _chart(at, "Where the released")["data"][0]["y"] == release
+        assert markers[query] in page_text(at)
+        assert chart_by_title(at, "Where the released")["data"][0]["y"] == release
 
 
 def test_tighter_bound_and_large_delta():
@@ -98,17 +81,17 @@ def test_tighter_bound_and_large_delta():
     assert_clean(at)
     table = at.table[0].value
     ls = table[table["query q"] == "number of triangles"].iloc[0]["LS edge"]
-    names = [t["name"] for t in _chart(at, "Where the released")["data"]]
+    names = [t["name"] for t in chart_by_title(at, "Where the released")["data"]]
     assert names[0] == f"(2ε, δ) mechanism, B = {ls}"  # the bound is LS_edge itself
     # δ = 0.1: each run falls below the bound with probability 0.05, about 1,000 of 20,000.
-    count = int(re.search(r"simulated runs,\s+\*\*([\d,]+)\*\*", _text(at)).group(1).replace(",", ""))
+    count = int(re.search(r"simulated runs,\s+\*\*([\d,]+)\*\*", page_text(at)).group(1).replace(",", ""))
     assert 850 < count < 1150  # ± 5 standard errors of Binomial(20000, 0.05) (σ ≈ 31)
 
 
 def test_large_network_is_summarised_not_drawn():
     at = app_test(LESSON, {"graphs_n": "1000"})
     assert_clean(at)
-    titles = _titles(at)
+    titles = chart_titles(at)
     assert "G′ drawn over G" not in titles and not any(t.startswith("The network") for t in titles)
     assert titles.count("Friends per person: a few hubs, many with few") == 1
     assert any("drawing stops at 200 people" in info.value for info in at.info)
@@ -118,7 +101,7 @@ def test_small_epsilon_small_network_lets_naive_noise_win():
     # n = 20, ε = 0.05: the shift ln(10⁶)/0.05 ≈ 276 dwarfs n − 2 = 18.
     at = app_test(LESSON, {"graphs_n": "20", "graphs_eps": "0.05"})
     assert_clean(at)
-    assert "naive mechanism wins" in _text(at)
+    assert "naive mechanism wins" in page_text(at)
 
 
 def test_resample_buttons_redraw_only_their_own_randomness(default_run):
@@ -126,11 +109,11 @@ def test_resample_buttons_redraw_only_their_own_randomness(default_run):
     # the same seed gives the same page
     assert [m.value for m in at.metric] == [m.value for m in default_run.metric]
     triangles = _metric(at, "Triangles, T")
-    releases = _chart(at, "Where the released")["data"][0]["y"]
+    releases = chart_by_title(at, "Where the released")["data"][0]["y"]
     at.button(key="graphs_noise_resample").click().run()
     assert_clean(at)
     assert _metric(at, "Triangles, T") == triangles
-    assert _chart(at, "Where the released")["data"][0]["y"] != releases
+    assert chart_by_title(at, "Where the released")["data"][0]["y"] != releases
     before = (_metric(at, "Triangles, T"), _metric(at, "Max degree, d"))
     at.button(key="graphs_net_resample").click().run()
     assert_clean(at)
@@ -164,7 +147,7 @@ def test_quizzes_reveal_after_a_guess():
         at.toggle(key=f"graphs_quiz_{quiz_id}_reveal").set_value(True)
     at.run()
     assert_clean(at)
-    assert _text(at).count("✅ Right.") == len(QUIZ_ANSWERS)
+    assert page_text(at).count("✅ Right.") == len(QUIZ_ANSWERS)
 
 
 # --- chart builders ---------------------------------------------------------------------------

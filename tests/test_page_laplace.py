@@ -3,14 +3,12 @@ clipping, accuracy, blue eyes and the audit; plus its chart builders."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import plotly.graph_objects as go
 import pytest
 
 from dp.laplace_accuracy import POSTPROCESSING
-from tests.conftest import app_test, assert_clean, lesson
+from tests.conftest import app_test, assert_clean, chart_by_title, chart_specs, lesson
 from ui import lessons
 from ui.charts import laplace as charts
 
@@ -22,17 +20,6 @@ CHART_TITLES = ["Output densities", "True and noisy counts", "How far can", "Err
 @pytest.fixture(scope="module")
 def default_run():
     return app_test(LESSON)
-
-
-def _specs(at) -> list[dict]:
-    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
-
-
-def _chart(at, name: str) -> dict:
-    for spec in _specs(at):
-        if spec["layout"]["title"]["text"].startswith(name):
-            return spec
-    raise AssertionError(f"no chart titled {name!r}")
 
 
 def _metric(at, label: str) -> str:
@@ -48,7 +35,7 @@ def test_defaults_show_every_section(default_run):
     at = default_run
     assert_clean(at)
     assert at.title[0].value == "The Laplace mechanism"
-    titles = [spec["layout"]["title"]["text"] for spec in _specs(at)]
+    titles = [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
     for expected in CHART_TITLES:
         assert any(t.startswith(expected) for t in titles), (expected, titles)
     text = _text(at)
@@ -126,27 +113,27 @@ def test_every_select_slider_at_its_extremes():
 
 def test_moving_epsilon_redraws_the_density_and_histogram():
     at = app_test(LESSON)
-    before = _chart(at, "Output densities")["layout"]["title"]["text"]
+    before = chart_by_title(at, "Output densities")["layout"]["title"]["text"]
     at.select_slider(key="lap_eps").set_value(0.1).run()
-    assert _chart(at, "Output densities")["layout"]["title"]["text"] == "Output densities, b = 10"
+    assert chart_by_title(at, "Output densities")["layout"]["title"]["text"] == "Output densities, b = 10"
     assert before == "Output densities, b = 1"
-    bars = _chart(at, "True and noisy counts")["data"][1]["error_y"]["value"]
+    bars = chart_by_title(at, "True and noisy counts")["data"][1]["error_y"]["value"]
     at.select_slider(key="lap_hist_eps").set_value(1.0).run()
-    assert _chart(at, "True and noisy counts")["data"][1]["error_y"]["value"] == pytest.approx(bars / 10)
+    assert chart_by_title(at, "True and noisy counts")["data"][1]["error_y"]["value"] == pytest.approx(bars / 10)
 
 
 def test_error_bar_choice_and_resample():
     at = app_test(LESSON)
-    per_bucket = _chart(at, "True and noisy counts")["data"][1]["error_y"]["value"]
+    per_bucket = chart_by_title(at, "True and noisy counts")["data"][1]["error_y"]["value"]
     at.radio(key="lap_hist_bars").set_value("every bucket at once").run()
     assert_clean(at)
-    union = _chart(at, "True and noisy counts")["data"][1]["error_y"]["value"]
+    union = chart_by_title(at, "True and noisy counts")["data"][1]["error_y"]["value"]
     assert per_bucket == pytest.approx(10 * np.log(20))
     assert union == pytest.approx(10 * (10 + np.log(10)))
-    before = _chart(at, "True and noisy counts")["data"][1]["y"]
+    before = chart_by_title(at, "True and noisy counts")["data"][1]["y"]
     at.button(key="lap_hist_resample").click().run()
     assert_clean(at)
-    assert _chart(at, "True and noisy counts")["data"][1]["y"] != before
+    assert chart_by_title(at, "True and noisy counts")["data"][1]["y"] != before
     for demo in ("lap_census", "lap_pp", "lap_clip", "lap_blue", "lap_audit"):
         at.button(key=f"{demo}_resample").click().run()
         assert_clean(at)

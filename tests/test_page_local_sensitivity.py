@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from dp import local_sensitivity as ls
-from tests.conftest import app_test, assert_clean, lesson
+from tests.conftest import app_test, assert_clean, chart_by_title, chart_titles, lesson, page_text
 from ui.charts import local_sensitivity as charts
 
 LESSON = lesson("local-sensitivity")
@@ -24,22 +24,6 @@ def default_run():
     return app_test(LESSON)
 
 
-def _titles(at) -> list[str]:
-    return [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
-
-
-def _chart(at, name: str) -> dict:
-    for element in at.get("plotly_chart"):
-        spec = json.loads(element.proto.spec)
-        if spec["layout"]["title"]["text"].startswith(name):
-            return spec
-    raise AssertionError(f"no chart titled {name!r}")
-
-
-def _text(at) -> str:
-    return " ".join(m.value for m in at.markdown)
-
-
 def _metric(at, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
@@ -48,17 +32,17 @@ def test_defaults_show_every_section(default_run):
     at = default_run
     assert_clean(at)
     assert at.title[0].value == "Local sensitivity and its traps"
-    assert len(_titles(at)) == 6, _titles(at)
+    assert len(chart_titles(at)) == 6, chart_titles(at)
     assert any("replace-one" in info.value for info in at.info)  # the neighbouring relation
     # Spread-out class, the median student re-marked to 90: the median moves by LS = 8
     assert (_metric(at, "Median of D"), _metric(at, "Median of D′")) == ("58", "66")
     assert (_metric(at, "Local LS(D)"), _metric(at, "Global Δ")) == ("8", "100")
-    assert "12.5 times smaller" in _text(at)
+    assert "12.5 times smaller" in page_text(at)
     # the trap is caught by the audit at its defaults (s = 1, ε = 1)
     certified = float(_metric(at, "Certified ε̂ (lower bound)"))
     assert certified > 3, certified
     assert at.error and "breaks its promise" in at.error[0].value
-    assert "Caught." in _text(at)
+    assert "Caught." in page_text(at)
 
 
 def test_bunched_class_has_zero_local_sensitivity():
@@ -66,7 +50,7 @@ def test_bunched_class_has_zero_local_sensitivity():
     assert_clean(at)
     assert _metric(at, "Local LS(D)") == "0"
     assert _metric(at, "Median of D′") == "60"
-    assert "LS(D) = 0" in _text(at)
+    assert "LS(D) = 0" in page_text(at)
 
 
 def test_two_camps_and_every_person():
@@ -76,16 +60,16 @@ def test_two_camps_and_every_person():
     for person in (1, 11):
         at.slider(key="ls_person").set_value(person).run()
         assert_clean(at)
-    ramp = _chart(at, "The median as")["data"][0]
+    ramp = chart_by_title(at, "The median as")["data"][0]
     assert len(ramp["x"]) == 201 or "bdata" in json.dumps(ramp["x"])
 
 
 def test_zero_spread_shows_the_spike_and_no_loss_chart():
     at = app_test(LESSON, {"ls_trap_s": "0"})
     assert_clean(at)
-    assert "Privacy loss of each output" not in _titles(at)
-    assert "adds **no noise**" in _text(at)
-    spike = _chart(at, "Noise ∝ LS")["data"][0]
+    assert "Privacy loss of each output" not in chart_titles(at)
+    assert "adds **no noise**" in page_text(at)
+    spike = chart_by_title(at, "Noise ∝ LS")["data"][0]
     assert spike["name"].startswith("D: b = 0")
     assert float(_metric(at, "Certified ε̂ (lower bound)")) > 5  # exact 60s against none
 
@@ -99,22 +83,22 @@ def test_the_safe_mechanisms_pass_the_same_audit(mechanism):
     assert not at.error
     assert at.success
     assert not [c.value for c in at.caption if "is not a valid" in c.value]  # the link was valid
-    assert "Consistent with the promise" in _text(at)
+    assert "Consistent with the promise" in page_text(at)
 
 
 def test_ptr_refuses_on_a_small_class_and_answers_on_a_large_one(default_run):
-    assert "So PTR answers with probability" in _text(default_run)
+    assert "So PTR answers with probability" in page_text(default_run)
     at = app_test(LESSON, {"ls_n": "51"})
     assert_clean(at)
-    assert "answers with probability just" in _text(at)
-    accuracy = _chart(at, "Typical error")
+    assert "answers with probability just" in page_text(at)
+    accuracy = chart_by_title(at, "Typical error")
     assert any("mostly says ⊥" in note["text"] for note in accuracy["layout"]["annotations"])
 
 
 def test_large_epsilon_can_crown_smooth_sensitivity():
     at = app_test(LESSON, {"ls_eps": "10"})
     assert_clean(at)
-    text = _text(at)
+    text = page_text(at)
     assert "Here smooth sensitivity wins" in text or "Here the exponential mechanism wins" in text
 
 
@@ -127,10 +111,10 @@ def test_bad_radio_links_fall_back_with_a_note():
 
 def test_resample_buttons_redraw_their_demo(default_run):
     at = app_test(LESSON)
-    rug = _chart(at, "Noise ∝ LS")["data"][2]
+    rug = chart_by_title(at, "Noise ∝ LS")["data"][2]
     at.button(key="ls_trap_resample").click().run()
     assert_clean(at)
-    assert _chart(at, "Noise ∝ LS")["data"][2] != rug
+    assert chart_by_title(at, "Noise ∝ LS")["data"][2] != rug
     certified = _metric(at, "Certified ε̂ (lower bound)")
     at.button(key="ls_audit_resample").click().run()
     assert_clean(at)
@@ -157,7 +141,7 @@ def test_quizzes_reveal_after_a_guess():
         at.toggle(key=f"local-sensitivity_quiz_{quiz_id}_reveal").set_value(True)
     at.run()
     assert_clean(at)
-    assert _text(at).count("✅ Right.") == len(QUIZ_ANSWERS)
+    assert page_text(at).count("✅ Right.") == len(QUIZ_ANSWERS)
 
 
 def test_quiz_numbers_match_dp():

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from tests.conftest import app_test, assert_clean, lesson
+from tests.conftest import app_test, assert_clean, chart_by_title, chart_specs, lesson, page_text
 from ui.charts import machine_learning as charts
 from ui.theme import FONT_SIZE
 
@@ -23,21 +23,6 @@ def default_run():
     return app_test(LESSON)
 
 
-def _specs(at) -> list[dict]:
-    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
-
-
-def _chart(at, name: str) -> dict:
-    for spec in _specs(at):
-        if spec["layout"]["title"]["text"].startswith(name):
-            return spec
-    raise AssertionError(f"no chart titled {name!r}")
-
-
-def _text(at) -> str:
-    return " ".join(m.value for m in at.markdown)
-
-
 def _metrics(at) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
@@ -46,11 +31,11 @@ def test_defaults_show_every_section(default_run):
     at = default_run
     assert_clean(at)
     assert at.title[0].value == "Privacy in machine learning"
-    titles = [spec["layout"]["title"]["text"] for spec in _specs(at)]
+    titles = [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
     assert len(titles) == len(TITLES)
     for expected, got in zip(TITLES, titles, strict=True):
         assert got.startswith(expected)
-    text = _text(at)
+    text = page_text(at)
     # the neighbouring relations are stated, for records and for clients
     assert "Neighbours on this page: replace one record" in text
     assert "replace one client's whole data set" in text
@@ -61,7 +46,7 @@ def test_defaults_show_every_section(default_run):
 
 
 def test_dp_roc_shows_the_bound_over_the_attack(default_run):
-    spec = _chart(default_run, "Membership attack on DP-GD")
+    spec = chart_by_title(default_run, "Membership attack on DP-GD")
     names = [trace["name"] for trace in spec["data"]]
     assert any(name.startswith("(1, 10⁻⁵)-DP bound") for name in names)
     assert any(name.startswith("exact Gaussian limit") for name in names)
@@ -71,14 +56,14 @@ def test_dp_roc_shows_the_bound_over_the_attack(default_run):
 
 def test_moving_epsilon_uses_the_cached_sweep():
     at = app_test(LESSON)
-    before = _chart(at, "Accuracy on fresh records")["data"][0]["y"]
+    before = chart_by_title(at, "Accuracy on fresh records")["data"][0]["y"]
     at.select_slider(key="ml_eps").set_value(0.1).run()
     assert_clean(at)
-    names = [trace["name"] for trace in _chart(at, "Membership attack on DP-GD")["data"]]
+    names = [trace["name"] for trace in chart_by_title(at, "Membership attack on DP-GD")["data"]]
     assert "attack on DP-GD (ε = 0.1)" in names
     # same sweep, only the marker for "your ε" moved
-    assert _chart(at, "Accuracy on fresh records")["data"][0]["y"] == before
-    assert "your ε = 0.1" in json.dumps(_chart(at, "Accuracy on fresh records")["layout"],
+    assert chart_by_title(at, "Accuracy on fresh records")["data"][0]["y"] == before
+    assert "your ε = 0.1" in json.dumps(chart_by_title(at, "Accuracy on fresh records")["layout"],
                                         ensure_ascii=False)
 
 
@@ -86,7 +71,7 @@ def test_each_resample_button_redraws_its_own_part():
     at = app_test(LESSON)
 
     def charts_now():
-        return {name: _chart(at, name)["data"] for name in
+        return {name: chart_by_title(at, name)["data"] for name in
                 ("The model's confidence", "Membership attack on DP-GD", "Federated averaging")}
 
     first = charts_now()
@@ -110,7 +95,7 @@ def test_when_dp_gd_never_catches_up_the_page_says_why():
     # C = 10 with T = 10 steps: the noise (∝ C) swamps every ε on the slider at n = 50.
     at = app_test(LESSON, {"ml_clip": "10", "ml_epochs": "10"})
     assert_clean(at)
-    assert "never comes within 2 points" in _text(at)
+    assert "never comes within 2 points" in page_text(at)
 
 
 def test_a_tpr_above_the_bound_is_explained_as_sampling_error():
@@ -127,7 +112,7 @@ def test_extreme_corner_runs_cleanly():
                            "ml_clip": "0.1", "ml_epochs": "50", "ml_fed_k": "500",
                            "ml_fed_e": "5", "ml_fed_eps": "0.1"})
     assert_clean(at)
-    assert len(_specs(at)) == len(TITLES)
+    assert len(chart_specs(at)) == len(TITLES)
 
 
 def test_audit_runs_on_demand_and_keeps_the_promise():
@@ -152,7 +137,7 @@ def test_quizzes_reveal_after_a_guess():
         at.toggle(key=f"machine-learning_quiz_{quiz_id}_reveal").set_value(True)
     at.run()
     assert_clean(at)
-    assert _text(at).count("✅ Right.") == len(QUIZ_ANSWERS)
+    assert page_text(at).count("✅ Right.") == len(QUIZ_ANSWERS)
 
 
 # --- chart builders ---------------------------------------------------------------------------

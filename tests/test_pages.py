@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 import plotly.graph_objects as go
 import pytest
 
-from tests.conftest import app_test
+from tests.conftest import app_test, assert_clean, chart_specs
 from ui.course import LESSONS, ROOT, Lesson
 
 BAD_VALUES = ["abc", "nan", "-1e999", "", "1e400", "0x1F"]
-
-
-def _assert_clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def _sliders(at):
@@ -35,12 +29,11 @@ def _extremes(widget) -> tuple[str, str]:
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.slug)
 def test_page_runs_at_defaults(lesson: Lesson):
     at = app_test(lesson)
-    _assert_clean(at)
+    assert_clean(at)
     assert at.title, "every page shows a title"
     # Charts are built without plotly's validation (it costs milliseconds per rerun), so
     # validate every figure the page actually sends: a misspelt property fails here.
-    for chart in at.get("plotly_chart"):
-        spec = json.loads(chart.proto.spec)
+    for spec in chart_specs(at):
         go.Figure(spec)
         assert spec["data"], "no empty plots"
         assert isinstance(spec["layout"].get("template"), dict), "the theme reaches the browser"
@@ -60,7 +53,7 @@ def test_page_survives_every_widget_at_its_extremes(lesson: Lesson):
     ]
     for query in mixes:
         at = app_test(lesson, query)
-        _assert_clean(at)
+        assert_clean(at)
         notes = [c.value for c in at.caption if "is not a valid" in c.value]
         assert not notes, notes  # the extremes themselves are valid link values
 
@@ -72,7 +65,7 @@ def test_bad_link_values_fall_back_with_a_note(lesson: Lesson, bad: str):
     bound_radios = [r.key for r in first.radio if r.proto.query_param_key]
     keys = [w.key for w in _sliders(first)] + bound_radios
     at = app_test(lesson, {key: bad for key in keys})
-    _assert_clean(at)
+    assert_clean(at)
     notes = " ".join(c.value for c in at.caption)
     for key in keys:
         if bad:  # an empty ?key= is a cleared value, not a wrong one
