@@ -3,10 +3,15 @@
 import streamlit as st
 
 from ui.course import navigation
+from ui.presenter import link_asks_for_presenter_mode, presenter_style, presenter_toggle
 from ui.seeds import seed_controls
 
-st.set_page_config(page_icon="🔒", layout="wide")
+st.set_page_config(page_icon="🔒", layout="wide",
+                   initial_sidebar_state="collapsed" if link_asks_for_presenter_mode() else "auto")
 page = st.navigation(navigation(), expanded=True)
 with st.sidebar:
-    seed_controls()
+    presenting = presenter_toggle()
+    seed = seed_controls()
+if presenting:
+    presenter_style(seed)
 page.run()

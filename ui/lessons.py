@@ -8,6 +8,14 @@ and a page renders one section at a time, next to its demo. Inside a section,
 {{name}} or {{name:.2f}} is replaced by a live number the page passes in, so the
 "what to notice" text follows the sliders. An instructor can reword a lesson without
 touching Python.
+
+Presenter mode hides long prose. A section that should stay on the projector (the key
+formula, a one-line statement the demo needs) says so in its marker:
+
+    <!-- section: formula present -->
+
+Every lesson ends with an "instructors" section (timing, questions to pose before each
+reveal, common misconceptions), shown folded on the page and never in presenter mode.
 """
 
 from __future__ import annotations
@@ -21,9 +29,10 @@ from pathlib import Path
 import streamlit as st
 
 from ui.course import ROOT
+from ui.presenter import presenter_mode
 
 LESSON_DIR = ROOT / "lessons"
-_SECTION = re.compile(r"^<!--\s*section:\s*([\w-]+)\s*-->\s*$", re.MULTILINE)
+_SECTION = re.compile(r"^<!--\s*section:\s*([\w-]+)(\s+present)?\s*-->\s*$", re.MULTILINE)
 _PLACEHOLDER = re.compile(r"\{\{(\w+)(?::([^{}]*))?\}\}")
 
 
@@ -37,16 +46,27 @@ class Quiz:
 
 
 @lru_cache(maxsize=64)
-def _read_sections(path: Path, mtime: float) -> dict[str, str]:
+def _read_lesson(path: Path, mtime: float) -> tuple[dict[str, str], frozenset[str]]:
     parts = _SECTION.split(path.read_text(encoding="utf-8"))
-    # parts = [preamble, name1, body1, name2, body2, ...]
-    return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=True)}
+    # parts = [preamble, name1, flag1, body1, name2, flag2, body2, ...]
+    names, flags, bodies = parts[1::3], parts[2::3], parts[3::3]
+    texts = {name: body.strip() for name, body in zip(names, bodies, strict=True)}
+    return texts, frozenset(name for name, flag in zip(names, flags, strict=True) if flag)
+
+
+def _lesson(slug: str) -> tuple[dict[str, str], frozenset[str]]:
+    path = LESSON_DIR / f"{slug}.md"
+    return _read_lesson(path, path.stat().st_mtime)
 
 
 def sections(slug: str) -> dict[str, str]:
     """All named sections of lessons/<slug>.md (re-read when the file changes)."""
-    path = LESSON_DIR / f"{slug}.md"
-    return _read_sections(path, path.stat().st_mtime)
+    return _lesson(slug)[0]
+
+
+def presenter_sections(slug: str) -> frozenset[str]:
+    """The sections marked `present`: what stays on screen in presenter mode."""
+    return _lesson(slug)[1]
 
 
 def fill(text: str, values: dict) -> str:
@@ -70,8 +90,19 @@ def section_text(slug: str, name: str, **values) -> str:
 
 
 def render(slug: str, name: str, **values) -> None:
-    """Show one section of a lesson, with live numbers filled in."""
-    st.markdown(section_text(slug, name, **values))
+    """Show one section of a lesson, with live numbers filled in (in presenter mode, only if kept)."""
+    text = section_text(slug, name, **values)
+    if presenter_mode() and name not in presenter_sections(slug):
+        return
+    st.markdown(text)
+
+
+def instructor_notes(slug: str) -> None:
+    """The lesson's notes for instructors, folded; kept off the projector in presenter mode."""
+    if presenter_mode():
+        return
+    with st.expander("🧑‍🏫 For instructors: timing, questions to pose, misconceptions"):
+        st.markdown(section_text(slug, "instructors"))
 
 
 @lru_cache(maxsize=64)
