@@ -28,6 +28,7 @@ Lesson-specific maths lives in topic modules, imported as ``from dp.<module> imp
     local_sensitivity     local and smooth sensitivity, propose-test-release
     graphs                random graphs, edge and node sensitivities, a private triangle count
     learning              logistic regression, DP gradient descent, membership inference, FedAvg
+    rr_inference          a poll's debiased Yes share and its 95% interval   (Class poll)
 """
 
 from dp.accounting import (
