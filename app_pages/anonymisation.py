@@ -23,6 +23,8 @@ from ui import lessons
 from ui.charts import anonymisation as charts
 from ui.params import EPSILONS, choice_slider, epsilon_slider, number_label
 from ui.seeds import demo_seed, resample_button, rng_for
+from ui.share import copy_link
+from ui.show import chart
 
 SLUG = "anonymisation"
 TITLE = "Why anonymisation fails"
@@ -84,6 +86,7 @@ def _reconstruct(n: int, k: int, noise_bounds: tuple[float, ...], seed: list):
 # ---------------------------------------------------------------- page
 
 st.title(TITLE)
+lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
 
 st.header("1. Linkage: join on ZIP, birth date and sex")
@@ -94,6 +97,7 @@ lessons.render(SLUG, "linkage-setup")
 
 @st.fragment
 def linkage_demo() -> None:
+    copy_link(SLUG, "linkage_demo")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
         n = choice_slider("People in the county, n", POPULATIONS, DEFAULT_POPULATION, "anon_n",
@@ -116,9 +120,9 @@ def linkage_demo() -> None:
         st.metric("Patients named by the join", f"{named:,} of {len(records):,}",
                   f"{100 * result.unique_share:.1f}%", delta_color="off", delta_arrow="off")
     with plot:
-        st.plotly_chart(charts.uniqueness_chart(CURVE_POPULATIONS, curves, birth, n,
-                                                result.unique_share, ZIP_NAMES[zip_digits]),
-                        width="stretch", key="anon_uniqueness_chart")
+        chart(charts.uniqueness_chart(CURVE_POPULATIONS, curves, birth, n,
+                                      result.unique_share, ZIP_NAMES[zip_digits]),
+              width="stretch", key="anon_uniqueness_chart")
     lessons.render(SLUG, "linkage-notice", n=f"{n:,}", records=f"{len(records):,}", named=f"{named:,}",
                    share=100 * result.unique_share, expected=100 * expected,
                    zip=ZIP_NAMES[zip_digits], birth=birth,
@@ -129,8 +133,8 @@ def linkage_demo() -> None:
 
     sets, join = st.columns([2, 3], gap="large")
     with sets:
-        st.plotly_chart(charts.anonymity_chart(result.matches), width="stretch",
-                        key="anon_sets_chart")
+        chart(charts.anonymity_chart(result.matches), width="stretch",
+              key="anon_sets_chart")
     with join:
         st.subheader("The join, row by row")
         shown = _example_rows(result.matches)
@@ -181,6 +185,7 @@ lessons.render(SLUG, "differencing-intro")
 
 @st.fragment
 def differencing_demo() -> None:
+    copy_link(SLUG, "differencing_demo")
     roll, records = _county(DIFFERENCING_POPULATION, demo_seed("anon_diff_county"))
     alone = np.flatnonzero(alone_in_table(records))
     # Six patients the two counts can isolate; the first one has the default diagnosis.
@@ -222,8 +227,8 @@ def differencing_demo() -> None:
         st.metric("q̃₁ − q̃₂", f"{noisy_q1 - noisy_q2:.2f}",
                   help=f"q̃₁ = {noisy_q1:.2f}, q̃₂ = {noisy_q2:.2f}")
     with plot:
-        st.plotly_chart(charts.differencing_chart(epsilon, noisy_q1 - noisy_q2), width="stretch",
-                        key="anon_diff_chart")
+        chart(charts.differencing_chart(epsilon, noisy_q1 - noisy_q2), width="stretch",
+              key="anon_diff_chart")
     lessons.render(SLUG, "differencing-noise", eps=epsilon, b=1 / epsilon, total=2 * epsilon,
                    accuracy=100 * differencing_accuracy(epsilon))
 
@@ -237,6 +242,7 @@ lessons.quiz(SLUG, "reconstruction")
 
 @st.fragment
 def reconstruction_demo() -> None:
+    copy_link(SLUG, "reconstruction_demo")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
         n = choice_slider("n (people, one secret bit each)", RECON_N, 100, "anon_rec_n",
@@ -259,17 +265,17 @@ def reconstruction_demo() -> None:
                   f"{int((now[0] != bits).sum())} wrong of {n}", delta_color="off",
                   delta_arrow="off")
     with plot:
-        st.plotly_chart(charts.reconstruction_chart(np.array(grid), recovered, sqrt_n, noise,
-                                                    recovered_now, baseline),
-                        width="stretch", key="anon_recon_chart")
+        chart(charts.reconstruction_chart(np.array(grid), recovered, sqrt_n, noise,
+                                          recovered_now, baseline),
+              width="stretch", key="anon_recon_chart")
     lessons.render(SLUG, "reconstruction-notice", n=n, k=k, E=noise, ratio=noise / sqrt_n,
                    sqrt_n=sqrt_n, recovered=100 * recovered_now,
                    wrong=int((now[0] != bits).sum()),
                    at_fifth=100 * recovered[SWEEP_RATIOS.index(0.2)],
                    at_sqrt=100 * recovered[SWEEP_RATIOS.index(1.0)],
                    at_far=100 * recovered[-1], baseline=100 * baseline, typical=n / 4)
-    st.plotly_chart(charts.people_grid_chart(bits, now[0]), width="stretch",
-                    key="anon_people_chart")
+    chart(charts.people_grid_chart(bits, now[0]), width="stretch",
+          key="anon_people_chart")
 
 
 reconstruction_demo()

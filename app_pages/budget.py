@@ -31,6 +31,8 @@ from ui.audit import audit_panel
 from ui.charts import budget as charts
 from ui.params import DELTAS, EPSILONS, choice_slider, range_slider
 from ui.seeds import demo_seed, resample_button, rng_for
+from ui.share import copy_link
+from ui.show import chart
 
 SLUG = "budget"
 CORRIDOR = 0.5  # rounding a mean within ±0.5 of an integer count gives the count
@@ -64,6 +66,7 @@ def run_summary(runs: np.ndarray) -> dict:
 
 
 st.title("Averaging attacks and the budget")
+lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
 
 # --- 1. The averaging attack -------------------------------------------------------------------
@@ -74,6 +77,7 @@ lessons.render(SLUG, "attack-intro")
 
 @st.fragment
 def attack_demo() -> None:
+    copy_link(SLUG, "attack_demo")
     controls, plot = st.columns([2, 3], gap="large")
     with controls:
         epsilon = choice_slider("ε per answer", ATTACK_EPSILONS, BLOG_EPS, "budget_avg_eps",
@@ -89,9 +93,9 @@ def attack_demo() -> None:
     settled = settled_from(means, truth, CORRIDOR)
     runs = run_summary(attack_runs(demo_seed("budget_avg"), epsilon, horizon))
     with plot:
-        st.plotly_chart(charts.attack_figure(means, half_widths, truth, epsilon, m_star, disclosed,
-                                             CORRIDOR, y_span=max(1.5, half_widths[3])),
-                        width="stretch", key="budget_avg_chart")
+        chart(charts.attack_figure(means, half_widths, truth, epsilon, m_star, disclosed,
+                                   CORRIDOR, y_span=max(1.5, half_widths[3])),
+              width="stretch", key="budget_avg_chart")
     with controls:
         left, right = st.columns(2)
         left.metric("formula: m*", f"{m_star:,}",
@@ -123,6 +127,7 @@ lessons.render(SLUG, "audit-intro", c1=AUDIT_COUNTS[0], c2=AUDIT_COUNTS[1])
 
 @st.fragment
 def audit_demo() -> None:
+    copy_link(SLUG, "audit_demo")
     controls, result = st.columns([2, 3], gap="large")
     with controls:
         epsilon = choice_slider("ε per answer", [0.1, 0.2, 0.5, 1.0], 0.5, "budget_audit_eps")
@@ -202,6 +207,7 @@ def split_curves(total: float, delta_prime: float) -> dict[str, np.ndarray]:
 
 @st.fragment
 def game_demo() -> None:
+    copy_link(SLUG, "game_demo")
     setup, board = st.columns([2, 3], gap="large")
     with setup:
         total = choice_slider("ε_T (your total budget)", TOTALS, 1.0, "budget_game_total")
@@ -277,11 +283,11 @@ def game_demo() -> None:
     text, plot = st.columns([2, 3], gap="large")
     curves = split_curves(game.total, delta_prime)
     with plot:
-        st.plotly_chart(charts.split_figure(SPLIT_KS, curves["each_basic"],
-                                            curves["each_advanced"], curves["average_basic"],
-                                            game.total, delta_prime, CORRIDOR,
-                                            asked=len(game.log)),
-                        width="stretch", key="budget_split_chart")
+        chart(charts.split_figure(SPLIT_KS, curves["each_basic"],
+                                  curves["each_advanced"], curves["average_basic"],
+                                  game.total, delta_prime, CORRIDOR,
+                                  asked=len(game.log)),
+              width="stretch", key="budget_split_chart")
     crossover = next((int(k) for k, basic, adv in zip(SPLIT_KS, curves["each_basic"],
                                                       curves["each_advanced"], strict=True)
                       if adv < basic), None)

@@ -24,6 +24,8 @@ from ui.params import (
     range_slider,
 )
 from ui.seeds import resample_button, rng_for
+from ui.share import copy_link
+from ui.show import chart
 
 SLUG = "composition"
 CHART = {"width": "stretch", "config": {"displaylogo": False}}
@@ -142,6 +144,7 @@ def ledger_figure(epsilon: float, extra: int, steps: tuple[str, ...]):
 
 
 st.title("Composition")
+lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
 lessons.quiz(SLUG, "advanced-small-k")
 
@@ -150,6 +153,7 @@ lessons.quiz(SLUG, "advanced-small-k")
 def compare():
     st.header("Composition, compared")
     lessons.render(SLUG, "compare-intro")
+    copy_link(SLUG, "compare")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
         mode = choice_radio("The queries are", [PURE, GAUSS], PURE, "comp_mode")
@@ -210,6 +214,7 @@ lessons.quiz(SLUG, "family")
 
 @st.fragment
 def groups():
+    copy_link(SLUG, "groups")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
         epsilon = epsilon_slider("comp_grp_eps", 0.5, label="ε per person")
@@ -221,7 +226,7 @@ def groups():
         left.metric("ε for the group", f"{view['eps_g']:.3g}")
         right.metric("δ for the group", f"{view['delta_g']:.2g}")
     with plot:
-        st.plotly_chart(view["figure"], key="comp_grp_chart", **CHART)
+        chart(view["figure"], key="comp_grp_chart", **CHART)
     lessons.render(SLUG, "group-notice", eps=epsilon, g=g, eps_g=view["eps_g"], delta=delta,
                    delta_g=view["delta_g"], upper=view["upper"][g - 1],
                    lower=view["lower"][g - 1], single=view["upper"][0])
@@ -236,6 +241,7 @@ lessons.quiz(SLUG, "post-free")
 
 @st.fragment
 def post_processing():
+    copy_link(SLUG, "post_processing")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
         epsilon = epsilon_slider("comp_pp_eps", 0.5, label="ε per answer")
@@ -254,7 +260,7 @@ def post_processing():
         left.metric("Published value", f"{shown:.2f}{unit}")
         right.metric("Budget spent", f"ε = {total:.3g}")
     with plot:
-        st.plotly_chart(ledger_figure(epsilon, extra, tuple(steps)), key="comp_pp_chart", **CHART)
+        chart(ledger_figure(epsilon, extra, tuple(steps)), key="comp_pp_chart", **CHART)
     lessons.render(SLUG, "post-notice", first=float(answers[0]), eps=epsilon, asks=1 + extra,
                    total=total, shown=f"{shown:.2f}{unit}")
 

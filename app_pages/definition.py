@@ -28,6 +28,8 @@ from ui.audit import audit_panel
 from ui.charts import definition as charts
 from ui.params import choice_slider, epsilon_slider, number_label, range_slider
 from ui.seeds import demo_seed, resample_button
+from ui.share import copy_link
+from ui.show import chart
 
 SLUG = "definition"
 RUG = 20  # sampled outputs per database, as in the blog's figures
@@ -39,6 +41,7 @@ GAME_COUNT = 100  # the count without Patrick; with him it is 101
 GAME_HISTORY = 2000  # rounds kept for the running-accuracy chart, per ε
 
 st.title("What DP promises")
+lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
 lessons.render(SLUG, "definition")
 
@@ -110,6 +113,7 @@ def _definition_view(epsilon: float, sensitivity: int, value_d: int, value_d_pri
 @st.fragment
 def definition_demo() -> None:
     lessons.render(SLUG, "demo-intro")
+    copy_link(SLUG, "definition_demo")
     controls, plot = st.columns([1, 2.2], gap="medium")
     with controls:
         epsilon = _epsilon("def_eps", 0.2)
@@ -125,7 +129,7 @@ def definition_demo() -> None:
     figures, numbers = _definition_view(epsilon, sensitivity, value_d, value_d_prime,
                                         tuple(demo_seed("def_rug")))
     with plot:
-        st.plotly_chart(figures[0], width="stretch", key="def_densities")
+        chart(figures[0], width="stretch", key="def_densities")
     with controls:
         lessons.render(SLUG, "formula", **numbers)
     if numbers["gap"] > sensitivity:
@@ -210,6 +214,7 @@ def _bayes_view(prior: float, epsilon: float):
 @st.fragment
 def bayes_demo() -> None:
     lessons.render(SLUG, "bayes-intro")
+    copy_link(SLUG, "bayes_demo")
     controls, plot = st.columns([1, 2.2], gap="medium")
     with controls:
         prior = range_slider("Prior p: how sure the attacker is beforehand", 0.01, 0.99, 0.02,
@@ -223,7 +228,7 @@ def bayes_demo() -> None:
                      help="Anna's prior of 40% that Patrick is in the database, at ε = 1.")
     figure, numbers = _bayes_view(prior, epsilon)
     with plot:
-        st.plotly_chart(figure, width="stretch", key="def_bayes")
+        chart(figure, width="stretch", key="def_bayes")
     with controls:
         lessons.render(SLUG, "bayes-notice", **numbers)
 
@@ -254,13 +259,14 @@ def _testing_view(epsilon: float, delta: float):
 @st.fragment
 def testing_demo() -> None:
     lessons.render(SLUG, "hypothesis-intro")
+    copy_link(SLUG, "testing_demo")
     controls, plot = st.columns([1, 1.6], gap="medium")
     with controls:
         epsilon = _epsilon("def_hyp_eps", 1.0)
         delta = choice_slider("δ (failure probability)", DELTAS, 0.0, "def_hyp_delta", format_func=number_label)
     figure, numbers = _testing_view(epsilon, delta)
     with plot:
-        st.plotly_chart(figure, width="stretch", key="def_region")
+        chart(figure, width="stretch", key="def_region")
     with controls:
         lessons.render(SLUG, "hypothesis-notice", **numbers)
 
@@ -314,6 +320,7 @@ def _game_density(epsilon: float, output: float):
 @st.fragment
 def game_demo() -> None:
     lessons.render(SLUG, "game-intro")
+    copy_link(SLUG, "game_demo")
     game = _game()
     controls, plot = st.columns([1, 1.6], gap="medium")
     with controls:
@@ -343,10 +350,10 @@ def game_demo() -> None:
                     delta_arrow="off")
         st.button("Reset tally at this ε", key="def_game_reset", on_click=_reset, args=(epsilon,))
     with plot:
-        st.plotly_chart(_game_density(epsilon, output), width="stretch", key="def_game_plot")
+        chart(_game_density(epsilon, output), width="stretch", key="def_game_plot")
         if tally["rounds"]:
-            st.plotly_chart(charts.game_tally(tally["history"], ceiling, laplace_best),
-                            width="stretch", key="def_game_tally")
+            chart(charts.game_tally(tally["history"], ceiling, laplace_best),
+                  width="stretch", key="def_game_tally")
     lessons.render(SLUG, "game-notice", ceiling=ceiling, laplace_best=laplace_best)
 
 
@@ -374,13 +381,14 @@ def _group_view(epsilon: float, k: int):
 @st.fragment
 def properties_demo() -> None:
     lessons.render(SLUG, "properties")
+    copy_link(SLUG, "properties_demo")
     controls, plot = st.columns([1, 2.2], gap="medium")
     with controls:
         k = range_slider("k (people in the group)", 1, 10, 3, "def_group_k")
         epsilon = _epsilon("def_group_eps", 0.5, "ε per person")
     figure, numbers = _group_view(epsilon, k)
     with plot:
-        st.plotly_chart(figure, width="stretch", key="def_group")
+        chart(figure, width="stretch", key="def_group")
     with controls:
         lessons.render(SLUG, "group-notice", **numbers)
 

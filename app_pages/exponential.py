@@ -27,6 +27,8 @@ from ui.params import (
     url_value,
 )
 from ui.seeds import demo_seed, resample_button
+from ui.share import copy_link
+from ui.show import chart
 
 SLUG = "exponential"
 TABS = ["Selection", "Most common disease", "Private median", "Auction", "Coin bias", "Check the guarantee"]
@@ -71,6 +73,7 @@ def reset_table(key: str) -> None:
 
 
 st.title("The exponential mechanism")
+lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
 st.info(lessons.section_text(SLUG, "neighbours"), icon="🤝")
 
@@ -83,6 +86,7 @@ note_if_ignored("exp_tab", "tab name", tab_link, st.session_state.get("exp_tab")
 
 @st.fragment
 def selection_demo() -> None:
+    copy_link(SLUG, "selection_demo")
     controls, plot = st.columns([2, 3], gap="large")
     with controls:
         epsilon = epsilon_slider("exp_sel_eps", 1.0)
@@ -112,9 +116,9 @@ def selection_demo() -> None:
     p_below = auction.probability_below(scores, probabilities, threshold)
     sweep = np.array([exponential_probabilities(scores, e, sensitivity) for e in SWEEP_EPSILONS])
     with plot:
-        st.plotly_chart(charts.selection_figure(names, scores, probabilities, threshold,
-                                                notes if show_notes else None),
-                        width="stretch", key="exp_sel_chart")
+        chart(charts.selection_figure(names, scores, probabilities, threshold,
+                                      notes if show_notes else None),
+              width="stretch", key="exp_sel_chart")
     with controls:
         lessons.render(SLUG, "sel-formula", coef=epsilon / (2 * sensitivity),
                        step=math.exp(epsilon / (2 * sensitivity)))
@@ -122,8 +126,8 @@ def selection_demo() -> None:
         a.metric(f"Pr[{names[0]}]", f"{probabilities[0]:.1%}")
         b.metric("Pr[below the line]", f"{p_below:.2%}", help=f"The theorem promises ≤ e^−t = {math.exp(-t):.2%}.")
     with plot:
-        st.plotly_chart(charts.selection_sweep_figure(SWEEP_EPSILONS, names, sweep, epsilon),
-                        width="stretch", key="exp_sel_sweep")
+        chart(charts.selection_sweep_figure(SWEEP_EPSILONS, names, sweep, epsilon),
+              width="stretch", key="exp_sel_sweep")
     lessons.render(SLUG, "sel-notice", eps=epsilon, top=names[0], opt=scores[0], p_top=probabilities[0],
                    uniform=1 / len(scores), k=len(scores), gap=scores[0] - threshold,
                    threshold=threshold, p_below=p_below, bound=math.exp(-t), t=t,
@@ -146,6 +150,7 @@ def disease_curves(gap: int, k: int, seed: list[int]) -> dict[str, np.ndarray]:
 
 @st.fragment
 def disease_demo() -> None:
+    copy_link(SLUG, "disease_demo")
     controls, plot = st.columns([2, 3], gap="large")
     with controls:
         epsilon = epsilon_slider("exp_dis_eps", 0.5)
@@ -156,8 +161,8 @@ def disease_demo() -> None:
     curves = disease_curves(gap, k, demo_seed("exp_dis"))
     at = int(np.searchsorted(SWEEP_EPSILONS, epsilon))
     with plot:
-        st.plotly_chart(charts.disease_figure(SWEEP_EPSILONS, curves, DISEASE_LABELS, k, epsilon),
-                        width="stretch", key="exp_dis_chart")
+        chart(charts.disease_figure(SWEEP_EPSILONS, curves, DISEASE_LABELS, k, epsilon),
+              width="stretch", key="exp_dis_chart")
     with controls:
         lessons.render(SLUG, "dis-formula", b_all=fmt(k / epsilon), b_nm=fmt(1 / epsilon))
         cols = st.columns(3)
@@ -233,6 +238,7 @@ def median_view(kind: str, n: int, lower: float, upper: float, epsilon: float, s
 
 @st.fragment
 def median_demo() -> None:
+    copy_link(SLUG, "median_demo")
     controls, plot = st.columns([2, 3], gap="large")
     with controls:
         kind = choice_radio("Data", list(KIND_LABELS), "continuous", "exp_med_kind", format_func=KIND_LABELS.get)
@@ -256,9 +262,9 @@ def median_demo() -> None:
     at_eps = EPSILONS.index(epsilon)
     errors_now = {name: view["sweep_eps"][name][at_eps] for name in charts.MEDIAN_LABELS}
     with plot:
-        st.plotly_chart(charts.median_outputs_figure(view["centres"], view["data_share"], view["outputs"],
-                                                     view["true_median"], x_title, discrete),
-                        width="stretch", key="exp_med_outputs")
+        chart(charts.median_outputs_figure(view["centres"], view["data_share"], view["outputs"],
+                                           view["true_median"], x_title, discrete),
+              width="stretch", key="exp_med_outputs")
     with controls:
         lessons.render(SLUG, "med-formula")
         cols = st.columns(3)
@@ -271,22 +277,22 @@ def median_demo() -> None:
     left, right = st.columns(2, gap="large")
     with left:
         title = "Exp. mechanism: intervals by rank" if not discrete else "Exp. mechanism over the levels"
-        st.plotly_chart(charts.median_scores_figure(
-            view["view_x"], view["view_p"], view["view_err"],
-            "points below the interval (rank)" if not discrete else "education level", title),
-            width="stretch", key="exp_med_scores")
+        chart(charts.median_scores_figure(
+  view["view_x"], view["view_p"], view["view_err"],
+  "points below the interval (rank)" if not discrete else "education level", title),
+  width="stretch", key="exp_med_scores")
     with right:
-        st.plotly_chart(charts.rank_error_figure(EPSILONS, view["sweep_eps"], "ε (log scale)", epsilon,
-                                                 f"ε = {epsilon:g}", f"Rank error against ε (n = {n:,})"),
-                        width="stretch", key="exp_med_vs_eps")
+        chart(charts.rank_error_figure(EPSILONS, view["sweep_eps"], "ε (log scale)", epsilon,
+                                       f"ε = {epsilon:g}", f"Rank error against ε (n = {n:,})"),
+              width="stretch", key="exp_med_vs_eps")
     lessons.render(SLUG, "med-notice", n=f"{n:,}", eps=epsilon, median=fmt(view["true_median"]),
                    draw=fmt(view["draw"]), err_exp=fmt(errors_now["exponential"]),
                    err_lap=fmt(errors_now["laplace"]), err_hist=fmt(errors_now["histogram"]))
     left, right = st.columns(2, gap="large")
     with left:
-        st.plotly_chart(charts.rank_error_figure(MEDIAN_NS, view["sweep_n"], "n (log scale)", n,
-                                                 f"n = {n:,}", f"Rank error against n (ε = {epsilon:g})"),
-                        width="stretch", key="exp_med_vs_n")
+        chart(charts.rank_error_figure(MEDIAN_NS, view["sweep_n"], "n (log scale)", n,
+                                       f"n = {n:,}", f"Rank error against n (ε = {epsilon:g})"),
+              width="stretch", key="exp_med_vs_n")
     with right:
         size = view["bins"]
         lessons.render(SLUG, "med-theory", size=size, log=math.log(size), sqrt=math.sqrt(size),
@@ -306,6 +312,7 @@ def random_bids(n: int, seed: list[int]) -> np.ndarray:
 
 @st.fragment
 def auction_demo() -> None:
+    copy_link(SLUG, "auction_demo")
     controls, plot = st.columns([2, 3], gap="large")
     with controls:
         epsilon = epsilon_slider("exp_auc_eps", 1.0)
@@ -344,11 +351,11 @@ def auction_demo() -> None:
     x, y = auction.revenue_curve(bids, max(highest * 1.15, highest + 0.2))
     bid_prices = np.unique(bids[bids > 0])
     with plot:
-        st.plotly_chart(charts.revenue_figure(x, y, bid_prices, auction.revenue(bids, bid_prices), opt_price,
-                                              highest, annotate_jump=len(bid_prices) <= 60),
-                        width="stretch", key="exp_auc_revenue")
-        st.plotly_chart(charts.price_figure(prices, probabilities, epsilon, opt_price), width="stretch",
-                        key="exp_auc_prices")
+        chart(charts.revenue_figure(x, y, bid_prices, auction.revenue(bids, bid_prices), opt_price,
+                                    highest, annotate_jump=len(bid_prices) <= 60),
+              width="stretch", key="exp_auc_revenue")
+        chart(charts.price_figure(prices, probabilities, epsilon, opt_price), width="stretch",
+              key="exp_auc_prices")
     with controls:
         if menu == "bids":
             st.warning(lessons.section_text(SLUG, "auc-menu-bids"), icon="⚠️")
@@ -368,12 +375,12 @@ def auction_demo() -> None:
     truthful = float(auction.bidder_utilities(bids, bidder, highest, [highest], grid, epsilon)[0])
     left, right = st.columns(2, gap="large")
     with left:
-        st.plotly_chart(charts.expected_revenue_figure(AUCTION_EPSILONS, expected, opt, guarantee, epsilon),
-                        width="stretch", key="exp_auc_expected")
+        chart(charts.expected_revenue_figure(AUCTION_EPSILONS, expected, opt, guarantee, epsilon),
+              width="stretch", key="exp_auc_expected")
     with right:
-        st.plotly_chart(charts.truthfulness_figure(reports, utilities, highest, truthful,
-                                                   math.exp(epsilon) * truthful),
-                        width="stretch", key="exp_auc_truthful")
+        chart(charts.truthfulness_figure(reports, utilities, highest, truthful,
+                                         math.exp(epsilon) * truthful),
+              width="stretch", key="exp_auc_truthful")
     best = int(np.argmax(utilities))
     lessons.render(SLUG, "auc-truthful", value=fmt(highest), cap=fmt(cap), truthful=truthful,
                    best_report=fmt(reports[best]), best_lie=utilities[best],
@@ -406,6 +413,7 @@ def coin_view(theta: float, flips: int, epsilon: float, seed: list[int]) -> dict
 
 @st.fragment
 def coin_demo() -> None:
+    copy_link(SLUG, "coin_demo")
     controls, plot = st.columns([2, 3], gap="large")
     with controls:
         epsilon = epsilon_slider("exp_coin_eps", 0.1)
@@ -415,11 +423,11 @@ def coin_demo() -> None:
     theta = round(float(theta), 4)
     view = coin_view(theta, flips, epsilon, demo_seed("exp_coin"))
     with plot:
-        st.plotly_chart(charts.coin_density_figure(view["grid"], view["exp_density"], view["centres"],
-                                                   view["lap_density"], view["heads"] / flips),
-                        width="stretch", key="exp_coin_density")
-        st.plotly_chart(charts.coin_variance_figure(COIN_FLIPS, view["variances"], flips), width="stretch",
-                        key="exp_coin_variance")
+        chart(charts.coin_density_figure(view["grid"], view["exp_density"], view["centres"],
+                                         view["lap_density"], view["heads"] / flips),
+              width="stretch", key="exp_coin_density")
+        chart(charts.coin_variance_figure(COIN_FLIPS, view["variances"], flips), width="stretch",
+              key="exp_coin_variance")
     with controls:
         lessons.render(SLUG, "coin-formula", c=view["c"], a=view["a"], b=view["b"], lap_b=fmt(1 / epsilon),
                        eps=epsilon)
@@ -447,6 +455,7 @@ def picks_option_a(outputs) -> np.ndarray:
 
 @st.fragment
 def audit_demo() -> None:
+    copy_link(SLUG, "audit_demo")
     controls, plot = st.columns([2, 3], gap="large")
     with controls:
         epsilon = epsilon_slider("exp_aud_eps", 1.0, options=[e for e in EPSILONS if 0.1 <= e <= 5])
@@ -459,8 +468,8 @@ def audit_demo() -> None:
     losses = {f: [auction.privacy_loss(*auction.approval_scores(size), e, 1.0) for size in AUDIT_MS]
               for f, e in (("app", epsilon), ("notes", 2 * epsilon))}
     with plot:
-        st.plotly_chart(charts.loss_figure(AUDIT_MS, losses["app"], losses["notes"], epsilon, m),
-                        width="stretch", key="exp_aud_chart")
+        chart(charts.loss_figure(AUDIT_MS, losses["app"], losses["notes"], epsilon, m),
+              width="stretch", key="exp_aud_chart")
     with controls:
         audit_panel("exp_aud", functools.partial(sample_choices, scores_d, used),
                     functools.partial(sample_choices, scores_d_prime, used), picks_option_a,

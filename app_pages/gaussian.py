@@ -19,6 +19,8 @@ from ui import lessons
 from ui.charts import gaussian as charts
 from ui.params import DELTAS, choice_slider, delta_slider, epsilon_slider, n_slider
 from ui.seeds import demo_seed, resample_button, rng_for
+from ui.share import copy_link
+from ui.show import chart
 
 SLUG = "gaussian"
 SENSITIVITIES = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
@@ -30,6 +32,7 @@ AUDIT_SAMPLES = 200_000
 CHART = {"width": "stretch", "config": {"displaylogo": False}}
 
 st.title("Laplace vs Gaussian")
+lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
 lessons.quiz(SLUG, "one-count")
 
@@ -38,6 +41,7 @@ lessons.quiz(SLUG, "one-count")
 def matched_privacy():
     st.header("Matched privacy: one count, two kinds of noise")
     lessons.render(SLUG, "matched-intro")
+    copy_link(SLUG, "matched_privacy")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
         epsilon = epsilon_slider("gd_eps", 1.0)
@@ -62,8 +66,8 @@ def matched_privacy():
                            excess=sigma_classic / sigma - 1,
                            delta_classic=gaussian_delta(sigma_classic, epsilon, sensitivity))
     with plot:
-        st.plotly_chart(charts.density_chart(b, sigma, sigma_classic, log_y), key="gd_density",
-                        **CHART)
+        chart(charts.density_chart(b, sigma, sigma_classic, log_y), key="gd_density",
+              **CHART)
     lap_std = np.sqrt(2) * b
     lessons.render(SLUG, "notice-densities-laplace" if lap_std < sigma else "notice-densities-gaussian",
                    lap_std=lap_std, sigma=sigma, ratio=sigma / lap_std)
@@ -72,8 +76,8 @@ def matched_privacy():
     crossover = tail_crossover(b, sigma)
     tails_plot, tails_text = st.columns([2, 1], gap="large")
     with tails_plot:
-        st.plotly_chart(charts.tails_chart(b, sigma, crossover, sigma_classic), key="gd_tails",
-                        **CHART)
+        chart(charts.tails_chart(b, sigma, crossover, sigma_classic), key="gd_tails",
+              **CHART)
     with tails_text:
         if crossover > 0:
             lessons.render(SLUG, "notice-tails", crossover=crossover, crossover_b=crossover / b,
@@ -89,11 +93,11 @@ def matched_privacy():
     delta_exact = gaussian_delta(sigma, epsilon, sensitivity)
     loss_plot, tail_plot = st.columns(2, gap="large")
     with loss_plot:
-        st.plotly_chart(charts.loss_chart(b, sigma, sensitivity, epsilon, threshold),
-                        key="gd_loss", **CHART)
+        chart(charts.loss_chart(b, sigma, sensitivity, epsilon, threshold),
+              key="gd_loss", **CHART)
     with tail_plot:
-        st.plotly_chart(charts.loss_tail_chart(sigma, sensitivity, epsilon, exceeds, delta_exact),
-                        key="gd_loss_tail", **CHART)
+        chart(charts.loss_tail_chart(sigma, sensitivity, epsilon, exceeds, delta_exact),
+              key="gd_loss_tail", **CHART)
     lessons.render(SLUG, "notice-loss", threshold=threshold, threshold_sigma=threshold / sigma,
                    exceeds=exceeds, delta_exact=delta_exact, delta=delta,
                    share=delta_exact / exceeds, eps=epsilon)
@@ -109,6 +113,7 @@ lessons.quiz(SLUG, "census-leak")
 
 @st.fragment
 def what_delta_means():
+    copy_link(SLUG, "what_delta_means")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
         n = n_slider("gd_leak_n", 1_000_000)
@@ -121,8 +126,8 @@ def what_delta_means():
         left.metric("Expected leaks, n·δ", f"{expected:,.3g}")
         right.metric("This run leaked", f"{this_run:,}")
     with plot:
-        st.plotly_chart(charts.leak_chart(n, delta, (DELTAS[0], DELTAS[-1])), key="gd_leak_chart",
-                        **CHART)
+        chart(charts.leak_chart(n, delta, (DELTAS[0], DELTAS[-1])), key="gd_leak_chart",
+              **CHART)
     lessons.render(SLUG, "notice-delta-bad" if delta * n >= 1 else "notice-delta-ok",
                    n=n, delta=delta, expected=expected, at_least_one=at_least_one, none=1 - at_least_one,
                    this_run=this_run, one_over_n=1 / n, n_squared=1 / n**2)
@@ -138,6 +143,7 @@ lessons.quiz(SLUG, "hundred-counts")
 
 @st.fragment
 def many_dimensions():
+    copy_link(SLUG, "many_dimensions")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
         d = choice_slider("d (counts released together)", DIMENSIONS, 100, "gd_dim_d")
@@ -150,8 +156,8 @@ def many_dimensions():
         left.metric("Laplace std per count", f"{lap_std:.3g}")
         right.metric("Gaussian std per count", f"{gauss_std:.3g}")
     with plot:
-        st.plotly_chart(charts.dimensions_chart(epsilon, delta, d, crossover), key="gd_dims",
-                        **CHART)
+        chart(charts.dimensions_chart(epsilon, delta, d, crossover), key="gd_dims",
+              **CHART)
     lessons.render(SLUG, "notice-dims", d=d, l1=float(d), l2=np.sqrt(d), lap_std=lap_std,
                    gauss_std=gauss_std, crossover=crossover, eps=epsilon, delta=delta,
                    winner="Gaussian" if gauss_std < lap_std else "Laplace")
@@ -179,6 +185,7 @@ def run_audit(epsilon: float, delta: float, z: float, seed: list[int]) -> dict:
 def audit():
     st.header("Check the guarantee: δ at work")
     lessons.render(SLUG, "audit-intro", samples=AUDIT_SAMPLES)
+    copy_link(SLUG, "audit")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
         epsilon = epsilon_slider("gd_aud_eps", 1.0, AUDIT_EPSILONS)
@@ -187,8 +194,8 @@ def audit():
         resample_button("gd_audit", "🎲 Draw new samples")
     result = run_audit(epsilon, delta, z, demo_seed("gd_audit"))
     with plot:
-        st.plotly_chart(charts.audit_chart(result["p"], result["p_prime"], epsilon, delta),
-                        key="gd_audit_chart", **CHART)
+        chart(charts.audit_chart(result["p"], result["p_prime"], epsilon, delta),
+              key="gd_audit_chart", **CHART)
     with controls:
         left, right = st.columns(2)
         left.metric("ε̂ with δ = 0", f"{result['epsilon_pure']:.3g}",

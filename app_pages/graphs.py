@@ -34,6 +34,8 @@ from ui.params import (
     range_slider,
 )
 from ui.seeds import demo_seed, resample_button
+from ui.share import copy_link
+from ui.show import chart
 
 SLUG = "graphs"
 TITLE = "Privacy for graphs"
@@ -151,6 +153,7 @@ def _beyond(outputs: np.ndarray, start: float, direction: float) -> np.ndarray:
 # ---------------------------------------------------------------- page
 
 st.title(TITLE)
+lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
 
 st.header("1. A social network")
@@ -177,9 +180,9 @@ with controls:
     bottom[1].metric("Mean degree", f"{2 * stats.m / n:.1f}")
 with plot:
     if drawn:
-        st.plotly_chart(graph["drawing"], key="graphs_network", **CHART)
+        chart(graph["drawing"], key="graphs_network", **CHART)
     else:
-        st.plotly_chart(graph["degrees"], key="graphs_degrees", **CHART)
+        chart(graph["degrees"], key="graphs_degrees", **CHART)
         st.info(lessons.section_text(SLUG, "too-big-to-draw", n=n, limit=DRAW_MAX))
 network_values = {"n": n, "m": stats.m, "d": d, "T": stats.triangles, "hubs": len(hubs),
                   "mean": 2 * stats.m / n, "ratio": d / (2 * stats.m / n), "ties": ties,
@@ -187,7 +190,7 @@ network_values = {"n": n, "m": stats.m, "d": d, "T": stats.triangles, "hubs": le
 if drawn:
     left, right = st.columns([2, 1], gap="large")
     with left:
-        st.plotly_chart(graph["degrees"], key="graphs_degrees", **CHART)
+        chart(graph["degrees"], key="graphs_degrees", **CHART)
     with right:
         lessons.render(SLUG, "notice-network", **network_values)
 else:
@@ -202,6 +205,7 @@ lessons.quiz(SLUG, "who-is-protected")
 @st.fragment
 def side_by_side(n: int, ties: int, triad_p: float, seed: list) -> None:
     lessons.render(SLUG, "side-by-side-intro")
+    copy_link(SLUG, "side_by_side")
     query = choice_radio("Count to move as far as possible", QUERIES, QUERIES[2], "graphs_query",
                          format_func=charts.QUERY_NAMES.get)
     stats = _graph(n, ties, triad_p, seed)["stats"]
@@ -213,7 +217,7 @@ def side_by_side(n: int, ties: int, triad_p: float, seed: list) -> None:
                       f"{change['before']:,} → {change['after']:,}",
                       f"{change['after'] - change['before']:+,}", delta_color="off")
             if change["figure"] is not None:
-                st.plotly_chart(change["figure"], key=f"graphs_neighbour_{level}", **CHART)
+                chart(change["figure"], key=f"graphs_neighbour_{level}", **CHART)
     if changes["edge"]["figure"] is None:
         st.caption(lessons.section_text(SLUG, "side-by-side-undrawn", limit=DRAW_MAX))
     edge, node = changes["edge"], changes["node"]
@@ -233,7 +237,7 @@ lessons.quiz(SLUG, "triangle-gs")
 st.table(charts.sensitivity_rows(table, n, d), hide_index=True)
 left, right = st.columns([3, 2], gap="large")
 with left:
-    st.plotly_chart(graph["sensitivities"], key="graphs_sensitivities", **CHART)
+    chart(graph["sensitivities"], key="graphs_sensitivities", **CHART)
 with right:
     tri = table["triangles"]
     lessons.render(SLUG, "notice-table", n=n, d=d, ls_edge=tri["ls_edge"], gs_edge=tri["gs_edge"],
@@ -249,6 +253,7 @@ lessons.quiz(SLUG, "why-noisy-bound")
 
 @st.fragment
 def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
+    copy_link(SLUG, "triangle_demo")
     graph = _graph(n, ties, triad_p, seed)
     stats, table = graph["stats"], graph["table"]
     controls, plot = st.columns([1, 2], gap="large")
@@ -275,10 +280,10 @@ def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
     with controls:
         lessons.render(SLUG, "mechanism-numbers", **values)
     with plot:
-        st.plotly_chart(draws["releases"], key="graphs_releases", **CHART)
+        chart(draws["releases"], key="graphs_releases", **CHART)
     left, right = st.columns([3, 2], gap="large")
     with left:
-        st.plotly_chart(draws["errors"], key="graphs_errors", **CHART)
+        chart(draws["errors"], key="graphs_errors", **CHART)
     with right:
         better = values["mech_error"] < values["naive_error"]
         lessons.render(SLUG, "notice-mechanism-wins" if better else "notice-mechanism-loses",

@@ -39,6 +39,8 @@ from ui.params import (
     range_slider,
 )
 from ui.seeds import demo_seed, resample_button, rng_for
+from ui.share import copy_link
+from ui.show import chart
 
 SLUG = "laplace"
 CENSUS_K, CENSUS_EPS = 10_000, 0.1
@@ -63,6 +65,7 @@ def fmt(x: float) -> str:
 
 
 st.title("The Laplace mechanism")
+lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
 
 # --- 1. Sensitivity ----------------------------------------------------------------------------
@@ -83,6 +86,7 @@ lessons.render(SLUG, "sensitivity-try")
 
 @st.fragment
 def sensitivity_demo(relation: str) -> None:
+    copy_link(SLUG, "sensitivity_demo")
     controls, plot = st.columns([2, 3], gap="large")
     with controls:
         epsilon = epsilon_slider("lap_eps", 1.0)
@@ -104,8 +108,8 @@ def sensitivity_demo(relation: str) -> None:
     f_d = 40.0 if query == "bounded mean" else 100.0
     unit = "mean age (years)" if query == "bounded mean" else "released count (people)"
     with plot:
-        st.plotly_chart(charts.neighbours_figure(f_d, f_d + shift, b, unit), width="stretch",
-                        key="lap_sens_chart")
+        chart(charts.neighbours_figure(f_d, f_d + shift, b, unit), width="stretch",
+              key="lap_sens_chart")
     with controls:
         a, c = st.columns(2)
         a.metric("Δ (L1 sensitivity)", fmt(delta))
@@ -135,6 +139,7 @@ def bucket_labels(k: int) -> list[str]:
 
 @st.fragment
 def histogram_demo(relation: str) -> None:
+    copy_link(SLUG, "histogram_demo")
     controls, plot = st.columns([2, 3], gap="large")
     with controls:
         epsilon = epsilon_slider("lap_hist_eps", 0.1)
@@ -152,11 +157,11 @@ def histogram_demo(relation: str) -> None:
     worst = float(np.max(np.abs(noisy - counts)))
     half, label = (per_bucket, "95% per bucket") if bars == BAR_CHOICES[0] else (union, "b·(10 + ln k)")
     with plot:
-        st.plotly_chart(charts.histogram_figure(bucket_labels(k), counts, noisy, half, label),
-                        width="stretch", key="lap_hist_chart")
+        chart(charts.histogram_figure(bucket_labels(k), counts, noisy, half, label),
+              width="stretch", key="lap_hist_chart")
     text, tail = st.columns([2, 3], gap="large")
     with tail:
-        st.plotly_chart(charts.tail_figure(k, worst / b), width="stretch", key="lap_tail_chart")
+        chart(charts.tail_figure(k, worst / b), width="stretch", key="lap_tail_chart")
     with text:
         lessons.render(SLUG, "histogram-notice", eps=epsilon, delta=delta, b=b, k=k, n=n,
                        per_bucket=per_bucket, ln_k=float(np.log(k)), union=union, worst=worst,
@@ -177,14 +182,15 @@ def census_errors(seed: list[int], scale: float):
 
 @st.fragment
 def census_demo(relation: str) -> None:
+    copy_link(SLUG, "census_demo")
     delta = query_sensitivity("histogram", relation)
     b = laplace_scale(delta, CENSUS_EPS)
     bound = union_bound_error(b, CENSUS_K)
     max_errors, top_counts = census_errors(demo_seed("lap_census"), b)
     text, plot = st.columns([2, 3], gap="large")
     with plot:
-        st.plotly_chart(charts.census_figure(CENSUS_POPULATIONS, bound, max_errors, top_counts),
-                        width="stretch", key="lap_census_chart")
+        chart(charts.census_figure(CENSUS_POPULATIONS, bound, max_errors, top_counts),
+              width="stretch", key="lap_census_chart")
     with text:
         lessons.render(SLUG, "census", delta=delta, b=b, bound=bound, ln_k=float(np.log(CENSUS_K)),
                        relation=relation, share_ppm=bound / 300,
@@ -211,6 +217,7 @@ def pp_errors(seed: list[int], n: int, scale: float, public_total: int | None):
 
 @st.fragment
 def postprocessing_demo(relation: str) -> None:
+    copy_link(SLUG, "postprocessing_demo")
     controls, plot = st.columns([2, 3], gap="large")
     with controls:
         epsilon = epsilon_slider("lap_pp_eps", 0.1)
@@ -221,8 +228,8 @@ def postprocessing_demo(relation: str) -> None:
     public_total = n if relation == "replace-one" else None
     counts, errors = pp_errors(demo_seed("lap_pp"), n, b, public_total)
     with plot:
-        st.plotly_chart(charts.postprocessing_figure(errors, epsilon), width="stretch",
-                        key="lap_pp_chart")
+        chart(charts.postprocessing_figure(errors, epsilon), width="stretch",
+              key="lap_pp_chart")
     with controls:
         lessons.render(SLUG, "postprocessing-notice", eps=epsilon, b=b,
                        raw=errors[POSTPROCESSING[0]][0], clamped=errors[POSTPROCESSING[2]][0],
@@ -250,6 +257,7 @@ lessons.render(SLUG, "clipping-intro")
 
 @st.fragment
 def clipping_demo() -> None:
+    copy_link(SLUG, "clipping_demo")
     controls, plot = st.columns([2, 3], gap="large")
     with controls:
         epsilon = epsilon_slider("lap_clip_eps", 1.0)
@@ -266,10 +274,10 @@ def clipping_demo() -> None:
     mine = clipped_mean_decomposition(incomes, lower, upper, epsilon)
     release = private_clipped_mean(incomes, lower, upper, epsilon, rng)
     with plot:
-        st.plotly_chart(charts.clipping_figure(grid, curve["bias"], curve["noise_sd"], curve["rmse"],
-                                               upper, float(mine["rmse"]),
-                                               "upper clipping bound U (thousands, log scale)"),
-                        width="stretch", key="lap_clip_chart")
+        chart(charts.clipping_figure(grid, curve["bias"], curve["noise_sd"], curve["rmse"],
+                                     upper, float(mine["rmse"]),
+                                     "upper clipping bound U (thousands, log scale)"),
+              width="stretch", key="lap_clip_chart")
     true_mean = float(incomes.mean())
     richest = float(incomes.max())
     b = (upper - lower) / (n * epsilon)
@@ -301,6 +309,7 @@ CONFIDENCES = [0.5, 0.8, 0.9, 0.95, 0.99, 0.999]
 
 @st.fragment
 def accuracy_demo() -> None:
+    copy_link(SLUG, "accuracy_demo")
     controls, plot = st.columns([2, 3], gap="large")
     with controls:
         error = choice_slider("error you can tolerate, ±α (people)", log_options(1, 1000, 6), 10,
@@ -314,8 +323,8 @@ def accuracy_demo() -> None:
     errors = np.geomspace(1, 1000, 60)
     curves = {c: delta * np.log(1 / (1 - c)) / errors for c in (0.9, 0.95, 0.99)}
     with plot:
-        st.plotly_chart(charts.accuracy_figure(errors, delta, curves, error, epsilon, confidence),
-                        width="stretch", key="lap_acc_chart")
+        chart(charts.accuracy_figure(errors, delta, curves, error, epsilon, confidence),
+              width="stretch", key="lap_acc_chart")
     with controls:
         lessons.render(SLUG, "accuracy-notice", error=error, conf=confidence * 100,
                        delta=delta, eps=epsilon, b=b, var=laplace_variance(b),
@@ -332,6 +341,7 @@ st.header("6. The blue-eyes histogram")
 
 @st.fragment
 def blue_eyes_demo(relation: str) -> None:
+    copy_link(SLUG, "blue_eyes_demo")
     delta = query_sensitivity("histogram", relation)
     epsilon = 0.1
     b = laplace_scale(delta, epsilon)
@@ -343,9 +353,9 @@ def blue_eyes_demo(relation: str) -> None:
     shares = 100 * releases[:, 0] / releases.sum(axis=1)
     text, plot = st.columns([2, 3], gap="large")
     with plot:
-        st.plotly_chart(charts.interval_figure(b, half, 0.95, {"blue-eyed count": noise[:, 0],
-                                                               "other count": noise[:, 1]}),
-                        width="stretch", key="lap_blue_chart")
+        chart(charts.interval_figure(b, half, 0.95, {"blue-eyed count": noise[:, 0],
+                                                     "other count": noise[:, 1]}),
+              width="stretch", key="lap_blue_chart")
     total = BLUE + NOT_BLUE
     with text:
         lessons.render(SLUG, "blue-eyes", delta=delta, b=b, relation=relation, total=total,
@@ -374,6 +384,7 @@ CALIBRATIONS = ("Δ = 2 (right for replace-one)", "Δ = 1 (the add/remove value,
 
 @st.fragment
 def audit_demo() -> None:
+    copy_link(SLUG, "audit_demo")
     controls, result = st.columns([2, 3], gap="large")
     with controls:
         epsilon = choice_slider("ε promised", [e for e in EPSILONS if 0.1 <= e <= 3], 1.0,

@@ -43,6 +43,8 @@ from ui.params import (
     range_slider,
 )
 from ui.seeds import demo_seed, resample_button
+from ui.share import copy_link
+from ui.show import chart
 
 SLUG = "local-sensitivity"
 LO, HI = SCORE_RANGE
@@ -71,6 +73,7 @@ def _scores(values) -> str:
 
 
 st.title("Local sensitivity and its traps")
+lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
 st.info(lessons.section_text(SLUG, "neighbours"), icon="🤝")
 
@@ -107,6 +110,7 @@ def _local_view(name: str, person: int, new_score: int) -> dict:
 
 @st.fragment
 def local_vs_global() -> None:
+    copy_link(SLUG, "local_vs_global")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
         name = choice_radio("Eleven exam scores", list(DATASETS), "spread", "ls_data", format_func=DATASETS.get)
@@ -115,7 +119,7 @@ def local_vs_global() -> None:
     view = _local_view(name, person, new_score)
     facts = view["facts"]
     with plot:
-        st.plotly_chart(view["strip"], key="ls_strip", **CHART)
+        chart(view["strip"], key="ls_strip", **CHART)
     with controls:
         left, right = st.columns(2)  # on a phone the left column comes first: medians, then sensitivities
         left.metric("Median of D", f"{facts['median']:g}")
@@ -126,7 +130,7 @@ def local_vs_global() -> None:
         right.metric("Global Δ", f"{HI - LO:g}", help="The most one changed score can move the median "
                                                       "of any dataset of scores in 0–100.")
     with plot:
-        st.plotly_chart(view["ramp"], key="ls_ramp", **CHART)
+        chart(view["ramp"], key="ls_ramp", **CHART)
     lessons.render(SLUG, "local-notice-zero" if facts["local"] == 0 else "local-notice", **facts)
 
 
@@ -188,6 +192,7 @@ def _trap_view(spread: float, epsilon: float, seed: tuple) -> dict:
 
 @st.fragment
 def trap() -> None:
+    copy_link(SLUG, "trap")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
         spread = choice_slider("s: how far D's middle scores sit from 60", TRAP_SPREADS, 1, "ls_trap_s")
@@ -198,11 +203,11 @@ def trap() -> None:
     with controls:
         lessons.render(SLUG, "trap-data", **facts)
     with plot:
-        st.plotly_chart(view["chart"], key="ls_trap_chart", **CHART)
+        chart(view["chart"], key="ls_trap_chart", **CHART)
     if view["loss"] is not None:
         loss_plot, loss_text = st.columns([2, 1], gap="large")
         with loss_plot:
-            st.plotly_chart(view["loss"], key="ls_trap_loss", **CHART)
+            chart(view["loss"], key="ls_trap_loss", **CHART)
         with loss_text:
             lessons.render(SLUG, "trap-notice", **facts)
     else:
@@ -272,6 +277,7 @@ def _accuracy_figure(n: int, delta: float, bound: float, epsilon: float, seed: t
 
 @st.fragment
 def safe_alternatives() -> None:
+    copy_link(SLUG, "safe_alternatives")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
         n = choice_slider("n (students in the class)", CLASS_SIZES, 1001, "ls_n",
@@ -290,7 +296,7 @@ def safe_alternatives() -> None:
     at = int(np.argmin(np.abs(SWEEP_EPSILONS - epsilon)))
     errors = {key: float(sweep[key][at]) for key in ("exponential", "smooth", "ptr", "global", "local")}
     with plot:
-        st.plotly_chart(_distance_figure(n, delta, bound, epsilon, seed), key="ls_distance", **CHART)
+        chart(_distance_figure(n, delta, bound, epsilon, seed), key="ls_distance", **CHART)
     with controls:
         left, right = st.columns(2)
         left.metric("True median", f"{median:.2f}")
@@ -310,7 +316,7 @@ def safe_alternatives() -> None:
     lessons.quiz(SLUG, "which-wins")
     acc_plot, acc_text = st.columns([2, 1], gap="large")
     with acc_plot:
-        st.plotly_chart(_accuracy_figure(n, delta, bound, epsilon, seed), key="ls_accuracy", **CHART)
+        chart(_accuracy_figure(n, delta, bound, epsilon, seed), key="ls_accuracy", **CHART)
     with acc_text:
         lessons.render(SLUG, "releases", **facts)
         contenders = ["exponential", "smooth"] + (["ptr"] if answers >= 0.5 else [])

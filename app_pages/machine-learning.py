@@ -33,6 +33,8 @@ from ui.audit import audit_panel
 from ui.charts import machine_learning as charts
 from ui.params import choice_slider, epsilon_slider
 from ui.seeds import demo_seed, resample_button
+from ui.share import copy_link
+from ui.show import chart
 
 SLUG = "machine-learning"
 CHART = {"width": "stretch", "config": {"displaylogo": False}}
@@ -127,6 +129,7 @@ def federated_run(d: int, clients: int, local_epochs: int, epsilon: float, seed:
 
 
 st.title("Privacy in machine learning")
+lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
 lessons.quiz(SLUG, "overfit")
 
@@ -152,13 +155,13 @@ with controls:
     left.metric("Attack TPR", f"{base['tpr']:.0%}", help="Members the attack flags.")
     right.metric("Attack FPR", f"{base['fpr']:.0%}", help="Non-members it flags by mistake.")
 with hist_plot:
-    st.plotly_chart(charts.confidence_chart(base["conf_members"], base["conf_others"]),
-                    key="ml_conf_chart", **CHART)
+    chart(charts.confidence_chart(base["conf_members"], base["conf_others"]),
+          key="ml_conf_chart", **CHART)
 with roc_plot:
-    st.plotly_chart(charts.roc_chart(base["roc_fpr"], base["roc_tpr"],
-                                     title="Attack on the non-private model",
-                                     point=(base["tpr"], base["fpr"])),
-                    key="ml_roc_chart", **CHART)
+    chart(charts.roc_chart(base["roc_fpr"], base["roc_tpr"],
+                           title="Attack on the non-private model",
+                           point=(base["tpr"], base["fpr"])),
+          key="ml_roc_chart", **CHART)
 lessons.render(SLUG, "attack-notice", n=n, d=d, l2=l2, train=100 * base["train"],
                test=100 * base["test"], gap=100 * (base["train"] - base["test"]),
                tpr=100 * base["tpr"], fpr=100 * base["fpr"], adv=base["advantage"],
@@ -172,6 +175,7 @@ lessons.render(SLUG, "dpgd-intro")
 
 @st.fragment
 def dp_training(n: int, d: int, l2: float) -> None:
+    copy_link(SLUG, "dp_training")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
         epsilon = epsilon_slider("ml_eps", 1.0, DP_EPSILONS)
@@ -203,13 +207,13 @@ def dp_training(n: int, d: int, l2: float) -> None:
                      help=f"TPR − FPR. (ε, δ)-DP caps it at {advantage_bound(epsilon, DELTA):.3f}; "
                           f"the non-private model gave {base['advantage']:.3f}.")
     with plot:
-        st.plotly_chart(charts.roc_chart(fpr, run["roc_tpr"], title="Membership attack on DP-GD",
-                                         attack_name=f"attack on DP-GD (ε = {epsilon:g})",
-                                         baseline=(base["roc_fpr"], base["roc_tpr"],
-                                                   "attack on the non-private model"),
-                                         bound=bound, exact=exact,
-                                         point=(run["tpr"], run["fpr"])),
-                        key="ml_dp_roc", **CHART)
+        chart(charts.roc_chart(fpr, run["roc_tpr"], title="Membership attack on DP-GD",
+                               attack_name=f"attack on DP-GD (ε = {epsilon:g})",
+                               baseline=(base["roc_fpr"], base["roc_tpr"],
+                                         "attack on the non-private model"),
+                               bound=bound, exact=exact,
+                               point=(run["tpr"], run["fpr"])),
+              key="ml_dp_roc", **CHART)
     values = {"eps": epsilon, "tpr": 100 * run["tpr"], "fpr": 100 * run["fpr"],
               "op_bound": 100 * op_bound, "adv": run["advantage"], "adv_se": run["advantage_se"],
               "cap": advantage_bound(epsilon, DELTA), "exact_cap": gaussian_advantage_bound(mu),
@@ -239,16 +243,16 @@ def dp_training(n: int, d: int, l2: float) -> None:
     runs = sweep["runs"]
     acc_plot, adv_plot = st.columns(2, gap="large")
     with acc_plot:
-        st.plotly_chart(charts.accuracy_sweep_chart(
-            DP_EPSILONS, [r["test"] for r in runs], [r["test_se"] for r in runs],
-            nonprivate=base["test"], noiseless=sweep["noiseless"]["test"],
-            bayes=bayes_accuracy(SIGNAL), current=epsilon), key="ml_sweep_acc", **CHART)
+        chart(charts.accuracy_sweep_chart(
+  DP_EPSILONS, [r["test"] for r in runs], [r["test_se"] for r in runs],
+  nonprivate=base["test"], noiseless=sweep["noiseless"]["test"],
+  bayes=bayes_accuracy(SIGNAL), current=epsilon), key="ml_sweep_acc", **CHART)
     with adv_plot:
-        st.plotly_chart(charts.advantage_sweep_chart(
-            DP_EPSILONS, [r["advantage"] for r in runs], [r["advantage_se"] for r in runs],
-            cap=[advantage_bound(e, DELTA) for e in DP_EPSILONS],
-            exact_cap=[gaussian_advantage_bound(dp_gd_mu(s, epochs, clip)) for s in sweep["sigmas"][:-1]],
-            nonprivate=base["advantage"], current=epsilon), key="ml_sweep_adv", **CHART)
+        chart(charts.advantage_sweep_chart(
+  DP_EPSILONS, [r["advantage"] for r in runs], [r["advantage_se"] for r in runs],
+  cap=[advantage_bound(e, DELTA) for e in DP_EPSILONS],
+  exact_cap=[gaussian_advantage_bound(dp_gd_mu(s, epochs, clip)) for s in sweep["sigmas"][:-1]],
+  nonprivate=base["advantage"], current=epsilon), key="ml_sweep_adv", **CHART)
     closest = next((e for e, r in zip(DP_EPSILONS, runs, strict=True)
                     if r["test"] >= base["test"] - 0.02), None)
     lessons.render(SLUG, "sweep-notice-reached" if closest else "sweep-notice-not-reached",
@@ -271,6 +275,7 @@ lessons.quiz(SLUG, "local-vs-central")
 
 @st.fragment
 def federated(d: int) -> None:
+    copy_link(SLUG, "federated")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
         epsilon = epsilon_slider("ml_fed_eps", 1.0, DP_EPSILONS)
@@ -287,8 +292,8 @@ def federated(d: int) -> None:
         for col, (name, value) in zip(cols, final.items(), strict=True):
             col.metric(name, f"{value:.0%}")
     with plot:
-        st.plotly_chart(charts.fedavg_chart(np.arange(ROUNDS + 1), curves, result["spread"],
-                                            bayes_accuracy(SIGNAL)), key="ml_fed_chart", **CHART)
+        chart(charts.fedavg_chart(np.arange(ROUNDS + 1), curves, result["spread"],
+                                  bayes_accuracy(SIGNAL)), key="ml_fed_chart", **CHART)
     sigma = result["sigma"]
     lessons.render(SLUG, "fed-notice", eps=epsilon, k=clients, e=local_epochs, sigma=sigma,
                    central=sigma / clients, local=sigma / math.sqrt(clients),

@@ -31,6 +31,8 @@ from ui.audit import SAMPLE_SIZES, audit_panel
 from ui.charts import randomized_response as charts
 from ui.params import EPSILONS, choice_slider, log_options, number_label, range_slider
 from ui.seeds import demo_seed, draw_number, resample_button, rng_for
+from ui.share import copy_link
+from ui.show import chart
 
 SLUG = "randomized-response"
 LN3 = math.log(3)
@@ -55,6 +57,7 @@ def _epsilon_label(epsilon) -> str:
 
 
 st.title("Randomized response")
+lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
 
 # ── 1. The protocol ──────────────────────────────────────────────────────────────────────────
@@ -71,7 +74,7 @@ with controls:
     lessons.render(SLUG, "conversions", eps=epsilon, q=q, alpha=rr_alpha(epsilon),
                    h=coin_heads_probability(epsilon), ratio=math.exp(epsilon))
 with plot:
-    st.plotly_chart(charts.keep_probability_chart(epsilon), width="stretch")
+    chart(charts.keep_probability_chart(epsilon), width="stretch")
 
 slide_alpha = lecture_theorem_alpha(epsilon)
 if math.isclose(epsilon, LN3):
@@ -93,6 +96,7 @@ def _flip(step: int) -> None:
 @st.fragment
 def coin_demo(epsilon: float) -> None:
     st.subheader("Step through one respondent")
+    copy_link(SLUG, "coin_demo")
     h = coin_heads_probability(epsilon)
     q = rr_keep_probability(epsilon)
     lessons.render(SLUG, "coin-intro", eps=epsilon, h=h)
@@ -153,6 +157,7 @@ lessons.quiz(SLUG, "bigger-n")
 
 @st.fragment
 def survey_demo(epsilon: float) -> None:
+    copy_link(SLUG, "survey_demo")
     controls, plot = st.columns([2, 3])
     with controls:
         n = choice_slider("n (people surveyed, log scale)", N_OPTIONS, 1000, "rr_n",
@@ -175,15 +180,15 @@ def survey_demo(epsilon: float) -> None:
                        expected_share=rr_yes_share(truth, epsilon), one_minus_q=1 - q,
                        two_q_minus_1=2 * q - 1, estimate=estimate, truth=truth)
     with plot:
-        st.plotly_chart(charts.sampling_histogram(estimates, truth, estimate, rmse,
-                                                        step=rr_estimate_step(n, epsilon)), width="stretch")
+        chart(charts.sampling_histogram(estimates, truth, estimate, rmse,
+                                              step=rr_estimate_step(n, epsilon)), width="stretch")
 
     errors = np.asarray(estimates) - truth
     curve, notice = st.columns([3, 2])
     with curve:
         sim = simulated_rmse(SIM_N, pi, epsilon, rng, trials=SIM_TRIALS)
-        st.plotly_chart(charts.error_vs_n_chart(N_GRID, rr_rmse(N_GRID, epsilon), np.array(SIM_N),
-                                                sim, n, abs(estimate - truth)), width="stretch")
+        chart(charts.error_vs_n_chart(N_GRID, rr_rmse(N_GRID, epsilon), np.array(SIM_N),
+                                      sim, n, abs(estimate - truth)), width="stretch")
     with notice:
         lessons.render(SLUG, "survey-notice", yes_share=yes_share, truth=truth, trials=TRIALS,
                        sim_rmse=float(np.sqrt(np.mean(errors**2))), rmse=rmse, n=n,
@@ -201,6 +206,7 @@ lessons.render(SLUG, "local-central-intro")
 
 @st.fragment
 def local_central_demo(epsilon: float) -> None:
+    copy_link(SLUG, "local_central_demo")
     controls, plot = st.columns([2, 3])
     with controls:
         n = choice_slider("n (people, log scale)", N_OPTIONS, 10_000, "rr_lc_n",
@@ -212,12 +218,12 @@ def local_central_demo(epsilon: float) -> None:
                        n_needed=local_n_to_match_central(n, epsilon))
     rng = rng_for("rr_lc")
     with plot:
-        st.plotly_chart(charts.local_central_chart(
-            N_GRID, rr_rmse(N_GRID, epsilon), central_rmse(N_GRID, epsilon),
-            sampling_rmse(N_GRID, 0.5), np.array(SIM_N),
-            simulated_rmse(SIM_N, 0.5, epsilon, rng, trials=SIM_TRIALS),
-            simulated_rmse(SIM_N, 0.5, epsilon, rng, trials=SIM_TRIALS, model="central"), n),
-            width="stretch")
+        chart(charts.local_central_chart(
+  N_GRID, rr_rmse(N_GRID, epsilon), central_rmse(N_GRID, epsilon),
+  sampling_rmse(N_GRID, 0.5), np.array(SIM_N),
+  simulated_rmse(SIM_N, 0.5, epsilon, rng, trials=SIM_TRIALS),
+  simulated_rmse(SIM_N, 0.5, epsilon, rng, trials=SIM_TRIALS, model="central"), n),
+  width="stretch")
 
 
 local_central_demo(epsilon)
@@ -231,6 +237,7 @@ lessons.quiz(SLUG, "tammy")
 
 @st.fragment
 def tammy_demo(epsilon: float) -> None:
+    copy_link(SLUG, "tammy_demo")
     controls, plot = st.columns([2, 3])
     q = rr_keep_probability(epsilon)
     with controls:
@@ -242,7 +249,7 @@ def tammy_demo(epsilon: float) -> None:
         right.metric("After a No", f"{post_no:.3f}")
         lessons.render(SLUG, "tammy-notice", prior=prior, post_yes=post_yes, ratio=math.exp(epsilon))
     with plot:
-        st.plotly_chart(charts.posterior_chart(epsilon, prior), width="stretch")
+        chart(charts.posterior_chart(epsilon, prior), width="stretch")
     lessons.render(SLUG, "tammy-formula", q=q, eps=epsilon, prior=prior, one_minus_prior=1 - prior,
                    one_minus_q=1 - q, post_yes=post_yes, post_no=post_no)
 
@@ -273,6 +280,7 @@ def _yes_rates(alpha: float, samples: int, seed: list) -> tuple[float, float, fl
 
 @st.fragment
 def audit_demo(epsilon: float) -> None:
+    copy_link(SLUG, "audit_demo")
     controls, result = st.columns([2, 3])
     with controls:
         choice = st.radio("Implementation under test", list(AUDIT_CHOICES),

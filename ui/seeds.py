@@ -46,6 +46,10 @@ def seed_controls() -> int:
     return int(seed)
 
 
+def current_seed() -> int:
+    return int(st.session_state.get(SEED_KEY, DEFAULT_SEED))
+
+
 def _draw_key(demo: str) -> str:
     return f"{demo}_draw"
 
@@ -70,8 +74,7 @@ def resample_button(demo: str, label: str = "🎲 Resample") -> None:
 
 def demo_seed(demo: str) -> list[int]:
     """The seed of one demo: [sidebar seed, a stable hash of its name, its draw number]."""
-    seed = st.session_state.get(SEED_KEY, DEFAULT_SEED)
-    return [int(seed), zlib.crc32(demo.encode()), draw_number(demo)]
+    return [current_seed(), zlib.crc32(demo.encode()), draw_number(demo)]
 
 
 def rng_for(demo: str) -> np.random.Generator:

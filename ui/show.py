@@ -26,15 +26,15 @@ def _text(title) -> str:
 def describe(figure: go.Figure) -> str:
     """A one-line text alternative built from the chart's own title, axes and series."""
     layout = figure.layout
-    parts = [f"Chart: {_text(layout.title.text)}." if _text(layout.title.text) else "Chart."]
-    axes = [(name, _text(getattr(layout, name).title.text)) for name in ("xaxis", "yaxis")]
-    labelled = [f"{'horizontal' if name == 'xaxis' else 'vertical'} axis {title}"
-                for name, title in axes if title]
-    if labelled:
-        parts.append(" ".join(labelled[:1]) + ("; " + labelled[1] if len(labelled) > 1 else "") + ".")
-    names = list(dict.fromkeys(t.name for t in figure.data if t.name and t.showlegend is not False))
+    parts = [f"Chart: {_text(layout.title.text) or 'untitled'}."]
+    for axis, side in (("xaxis", "Horizontal"), ("yaxis", "Vertical")):
+        title = _text(getattr(layout, axis).title.text)
+        if title:
+            parts.append(f"{side} axis: {title}.")
+    names = list(dict.fromkeys(_text(t.name) for t in figure.data
+                               if t.name and t.showlegend is not False))
     if names:
-        parts.append("Series: " + ", ".join(names[:6]) + (", …" if len(names) > 6 else "") + ".")
+        parts.append("Series: " + "; ".join(names[:6]) + ("; …" if len(names) > 6 else "") + ".")
     return " ".join(parts)
 
 
