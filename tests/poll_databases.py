@@ -1,0 +1,39 @@
+"""The databases the poll tests run against: a temporary SQLite file, and PostgreSQL when given.
+
+PostgreSQL comes from DPLAB_TEST_POSTGRES_URL (.ci/run starts a throwaway cluster and sets it).
+Without it those tests skip with a reason; under REQUIRE_POSTGRES=1 (set by .ci/run) they fail.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from ui import poll_store
+
+POSTGRES_URL = os.environ.get("DPLAB_TEST_POSTGRES_URL")
+REQUIRE_POSTGRES = os.environ.get("REQUIRE_POSTGRES") == "1"
+BACKENDS = ["sqlite", "postgresql"]
+
+
+def sqlite_url(directory) -> str:
+    return f"sqlite:///{directory / 'poll.sqlite3'}"
+
+
+def database_url(backend: str, tmp_path) -> str:
+    if backend == "sqlite":
+        return sqlite_url(tmp_path)
+    if POSTGRES_URL:
+        return POSTGRES_URL
+    reason = ("DPLAB_TEST_POSTGRES_URL is not set (e.g. postgresql+psycopg://user@127.0.0.1:5433/db); "
+              ".ci/run starts a throwaway PostgreSQL and sets it")
+    if REQUIRE_POSTGRES:
+        pytest.fail(f"REQUIRE_POSTGRES=1 but {reason}")
+    pytest.skip(reason)
+
+
+def open_engine(url: str):
+    engine = poll_store.make_engine(url)
+    poll_store.ensure_schema(engine)
+    return engine
