@@ -6,6 +6,7 @@ tests parametrise over it. Add a lesson here and nowhere else.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,7 +73,7 @@ def navigation() -> dict[str, list]:
     """The st.navigation mapping: one st.Page per lesson, grouped by section, in course order."""
     import streamlit as st
 
-    return {
+    pages = {
         section: [
             st.Page(lesson.script, title=lesson.title, icon=lesson.icon,
                     url_path=None if lesson is HOME else lesson.slug, default=lesson is HOME)
@@ -81,3 +82,13 @@ def navigation() -> dict[str, list]:
         for section in SECTIONS
         if lessons_in(section)
     }
+    if os.environ.get("DPLAB_BENCH") == "1":
+        # bench/browser.py times the app's pages against bare ones served by the same server.
+        pages[""] += [st.Page(str(ROOT / "bench" / script), title=title, url_path=url_path,
+                              visibility="hidden") for script, title, url_path in BENCH_PAGES]
+    return pages
+
+
+# Hidden reference pages, registered only when DPLAB_BENCH=1 (never in the course).
+BENCH_PAGES = [("reference_page.py", "Bench reference", "bench-reference"),
+               ("reference_chart_page.py", "Bench reference with a chart", "bench-reference-chart")]
