@@ -2,6 +2,7 @@
 
     python docs/screenshots.py              # every page
     python docs/screenshots.py laplace home # only these slugs
+    python docs/screenshots.py --presenter  # only this view (--desktop, --phone, --presenter)
 
 Full-page images go to docs/screenshots/<slug>-<desktop|phone>.png; viewport-sized
 slices of them, for looking at closely, to /tmp/dplab-shots/.
@@ -22,21 +23,25 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS, serve_app, wait_for_app  # noqa: E402
 from ui.course import HOME, LESSONS  # noqa: E402
 
-VIEWPORTS = {"desktop": (1440, 900), "phone": (390, 844)}
+# name: (width, height, query). "presenter" is a 1280×720 projector in presenter mode.
+VIEWS = {"desktop": (1440, 900, ""), "phone": (390, 844, ""), "presenter": (1280, 720, "?present=1")}
 OUT = ROOT / "docs" / "screenshots"
 REVIEW = Path("/tmp/dplab-shots")  # slices for close inspection, not committed
 
 
-def main(slugs: list[str]) -> None:
+def main(args: list[str]) -> None:
+    views = [name for name in VIEWS if f"--{name}" in args] or list(VIEWS)
+    slugs = [arg for arg in args if not arg.startswith("--")]
     OUT.mkdir(parents=True, exist_ok=True)
     REVIEW.mkdir(parents=True, exist_ok=True)
     chosen = [lesson for lesson in LESSONS if not slugs or lesson.slug in slugs]
     with serve_app() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        for name, (width, height) in VIEWPORTS.items():
+        for name in views:
+            width, height, query = VIEWS[name]
             page = browser.new_page(viewport={"width": width, "height": height})
             for lesson in chosen:
-                page.goto(url + ("/" if lesson is HOME else f"/{lesson.slug}"))
+                page.goto(url + ("/" if lesson is HOME else f"/{lesson.slug}") + query)
                 wait_for_app(page)
                 # Streamlit draws grey placeholders until each element arrives.
                 page.wait_for_function(

@@ -19,7 +19,8 @@ ON, OFF = "1", "0"
 _PRESENTER_CSS = """
 <style>
 html { font-size: 22px; }
-[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1.5rem 2rem 3rem; }
+/* the header (the sidebar button) overlays the top 3.75rem */
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 4.25rem 2rem 3rem; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { line-height: 1.45; }
 </style>
 """

@@ -11,10 +11,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui.presenter import presenter_mode
-from ui.theme import FONT_SIZE
+from ui.theme import FONT_SIZE, HEIGHT
 
 PRESENTER_FONT_SIZE = 24
 PRESENTER_LINE_SCALE = 1.8
+PRESENTER_EXTRA_HEIGHT = 80  # room for the legend under the axis title
 
 
 def _text(title) -> str:
@@ -44,6 +45,12 @@ def for_projector(figure: go.Figure) -> go.Figure:
     big.layout.font.size = PRESENTER_FONT_SIZE
     big.layout.title.font.size = PRESENTER_FONT_SIZE + 4
     big.layout.legend.font.size = PRESENTER_FONT_SIZE - 2
+    # Large legends collide with axis titles wherever a chart placed them; along the bottom
+    # of the container they push the margin out instead.
+    big.layout.legend.update(orientation="h", x=0, xanchor="left", yref="container", y=0,
+                             yanchor="bottom")
+    big.layout.margin.b = None
+    big.layout.height = (big.layout.height or HEIGHT) + PRESENTER_EXTRA_HEIGHT
     for trace in big.data:
         line = getattr(trace, "line", None)
         if line is not None and trace.type in ("scatter", "scattergl"):
@@ -60,6 +67,8 @@ def for_projector(figure: go.Figure) -> go.Figure:
 def chart(figure: go.Figure, caption: str | None = None, **kwargs) -> None:
     """Render a chart full width, followed by its text caption (hidden in presenter mode)."""
     kwargs.setdefault("width", "stretch")
+    # Streamlit's own chart theme would override our axis fonts with small ones.
+    kwargs.setdefault("theme", None)
     if presenter_mode():
         st.plotly_chart(for_projector(figure), **kwargs)
         return

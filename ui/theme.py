@@ -41,7 +41,7 @@ def series_style(i: int) -> dict:
 
 pio.templates["dplab"] = go.layout.Template(
     layout=go.Layout(
-        font={"family": "Source Sans Pro, Arial, sans-serif", "size": FONT_SIZE, "color": INK},
+        font={"family": "\"Source Sans\", \"Source Sans Pro\", Arial, sans-serif", "size": FONT_SIZE, "color": INK},
         colorway=[PALETTE[name] for name in SERIES],
         paper_bgcolor="white",
         plot_bgcolor="white",
