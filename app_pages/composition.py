@@ -168,9 +168,10 @@ def compare():
     if mode == PURE:
         seen = st.session_state.setdefault("comp_laplace_seen", set())
         if (epsilon, delta) not in seen:  # cold: draw what is ready, then the rest
-            slot.plotly_chart(pure_figure(epsilon, delta, k, False), key="comp_chart_partial",
-                              **CHART)
-        slot.plotly_chart(pure_figure(epsilon, delta, k, True), key="comp_chart", **CHART)
+            with slot.container():
+                chart(pure_figure(epsilon, delta, k, False), key="comp_chart_partial", **CHART)
+        with slot.container():
+            chart(pure_figure(epsilon, delta, k, True), key="comp_chart", **CHART)
         seen.add((epsilon, delta))
         base = pure_curves(epsilon, delta)
         laplace_ks, laplace = laplace_points(epsilon, delta, k)
@@ -188,7 +189,8 @@ def compare():
         else:
             lessons.render(SLUG, "notice-pure-above", **values)
     else:
-        slot.plotly_chart(gauss_figure(sigma, delta, k), key="comp_chart_gauss", **CHART)
+        with slot.container():
+            chart(gauss_figure(sigma, delta, k), key="comp_chart_gauss", **CHART)
         curves = gauss_curves(sigma, delta)
         exact = at_k(DENSE_KS, curves["exact"], k)
         zcdp = at_k(DENSE_KS, curves["zcdp"], k)

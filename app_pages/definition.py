@@ -135,8 +135,10 @@ def definition_demo() -> None:
     if numbers["gap"] > sensitivity:
         st.warning(lessons.section_text(SLUG, "not-neighbours", **numbers), icon="⚠️")
     ratio, loss = st.columns(2)
-    ratio.plotly_chart(figures[1], width="stretch", key="def_ratio")
-    loss.plotly_chart(figures[2], width="stretch", key="def_loss")
+    with ratio:
+        chart(figures[1], key="def_ratio")
+    with loss:
+        chart(figures[2], key="def_loss")
     lessons.render(SLUG, "notice", **numbers)
 
     with st.container(border=True):

@@ -37,6 +37,19 @@ def test_page_runs_at_defaults(lesson: Lesson):
         go.Figure(spec)
         assert spec["data"], "no empty plots"
         assert isinstance(spec["layout"].get("template"), dict), "the theme reaches the browser"
+        _assert_labelled(spec)
+    captions = [c.value for c in at.caption if c.value.startswith("Chart: ")]
+    assert len(captions) == len(chart_specs(at)), "every chart has a text caption"
+
+
+def _assert_labelled(spec: dict) -> None:
+    """A title, and a title on every visible axis (the units are checked by reading them)."""
+    layout = spec["layout"]
+    title = layout.get("title", {}).get("text")
+    assert title, f"a chart without a title: {spec['data'][0].get('name')}"
+    for name, axis in layout.items():
+        if name.startswith(("xaxis", "yaxis")) and axis.get("visible", True):
+            assert axis.get("title", {}).get("text"), f"{title!r}: {name} has no title"
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.slug)

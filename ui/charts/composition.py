@@ -146,7 +146,7 @@ def ledger_chart(actions: list[str], spent: list[float], touches_data: list[bool
     """One bar per action: the ε it spends. Post-processing steps spend nothing."""
     colours = [PALETTE["vermillion"] if data else PALETTE["green"] for data in touches_data]
     total = sum(spent)
-    fig = figure(f"Budget spent: total ε = {total:.3g}", "ε spent", "")
+    fig = figure(f"Budget spent: total ε = {total:.3g}", "ε spent", "step of the analysis")
     fig.add_trace(go.Bar(
         y=actions, x=spent, orientation="h", showlegend=False, cliponaxis=False,
         marker={"color": colours, "pattern": {"shape": ["/" if d else "" for d in touches_data]}},

@@ -243,7 +243,8 @@ def audit_chart(p: tuple[float, float, float], p_prime: tuple[float, float, floa
     positive = [v for v in [*lows, *values] if v > 0]
     floor = min(positive) / 3 if positive else 1e-6
     x_range = [math.log10(floor), math.log10(max(1.5 * max(highs), 1.5 * floor))]
-    return _figure("Does the event S break the inequality?", "probability (log scale)", "",
+    return _figure("Does the event S break the inequality?", "probability (log scale)",
+                   "side of the inequality",
                    [bars], xaxis={**LOG_AXIS, "range": x_range, "dtick": 1},
                    yaxis={"autorange": "reversed"}, legend_below=False, height=300,
                    margin={"l": 10})

@@ -205,7 +205,7 @@ def sensitivity_chart(table: dict[str, dict[str, int]]) -> go.Figure:
              "cliponaxis": False, "hovertemplate": f"{label}: %{{text}}<extra></extra>"}
             for key, label, colour, shape in columns]
     top = max(max(row.values()) for row in table.values())
-    return _figure("How much one neighbour can change each count", "",
+    return _figure("How much one neighbour can change each count", "count released",
                    "sensitivity (log scale; 0 drawn at 0.5)", data, barmode="group",
                    yaxis={**LOG_AXIS, "range": [-0.5, math.log10(top) + 0.8], "dtick": 1},
                    height=400)

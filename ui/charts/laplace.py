@@ -153,8 +153,8 @@ def postprocessing_figure(errors: dict, epsilon: float) -> go.Figure:
                        "marker": {"color": _colour(i),
                                   "line": {"color": OUTLINE, "width": 0 if i == 0 else 1}},
                        "text": [f"{v:.1f}" for v in values], "textposition": "outside"})
-    return _figure(f"Same ε = {epsilon:g} for every recipe; only the error moves", "",
-                   "mean |error| (people)", traces, legend_y=-0.3, barmode="group", bargap=0.25,
+    return _figure(f"Same ε = {epsilon:g} for every recipe; only the error moves",
+                   "release recipe", "mean |error| (people)", traces, legend_y=-0.3, barmode="group", bargap=0.25,
                    xaxis={"tickangle": 0}, yaxis={"rangemode": "tozero"})
 
 

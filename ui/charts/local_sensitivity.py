@@ -122,7 +122,7 @@ def strip_chart(data, changed, person: int, lower: float, upper: float,
          "arrowhead": 2, "arrowwidth": 2, "arrowcolor": COLOUR_MOVED, "standoff": 10, "startstandoff": 10,
          "text": ""},
     ]
-    return _figure("D becomes D′: one score changes", "exam score (points out of 100)", "",
+    return _figure("D becomes D′: one score changes", "exam score (points out of 100)", "dataset",
                    traces, shapes=shapes, annotations=notes, height=360,
                    legend={**LEGEND_BELOW, "y": -0.3},
                    xaxis={"range": [lower - 3, upper + 3], "dtick": 10},
