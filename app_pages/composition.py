@@ -16,6 +16,7 @@ from dp.postprocessing import STEPS, post_process
 from ui import lessons
 from ui.charts import composition as charts
 from ui.params import (
+    choice_pills,
     choice_radio,
     choice_slider,
     delta_slider,
@@ -247,9 +248,8 @@ def post_processing():
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
         epsilon = epsilon_slider("comp_pp_eps", 0.5, label="ε per answer")
-        steps = st.pills("Post-process the released number", list(STEPS), selection_mode="multi",
-                         format_func=STEP_LABELS.get, key="comp_pp_steps", bind="query-params",
-                         default=["round", "clamp"])
+        steps = choice_pills("Post-process the released number", list(STEPS), ["round", "clamp"],
+                             "comp_pp_steps", format_func=STEP_LABELS.get)
         extra = range_slider("Ask the database again, this many times", 0, 9, 0, "comp_pp_asks")
         resample_button("comp_pp", "🎲 New noise")
     answers = np.atleast_1d(laplace_mechanism(np.full(1 + extra, float(TRUE_COUNT)), 1.0, epsilon,

@@ -17,7 +17,7 @@ from dp.tails import (
 )
 from ui import lessons
 from ui.charts import gaussian as charts
-from ui.params import DELTAS, choice_slider, delta_slider, epsilon_slider, n_slider
+from ui.params import DELTAS, bound_toggle, choice_slider, delta_slider, epsilon_slider, n_slider
 from ui.seeds import demo_seed, resample_button, rng_for
 from ui.share import copy_link
 from ui.show import chart
@@ -47,9 +47,9 @@ def matched_privacy():
         epsilon = epsilon_slider("gd_eps", 1.0)
         delta = delta_slider("gd_delta", 1e-5)
         sensitivity = choice_slider("Δ (sensitivity of the query)", SENSITIVITIES, 1.0, "gd_sens")
-        log_y = st.toggle("Log-scale density axis", key="gd_logy", bind="query-params",
-                          help="On a log axis the Laplace density is a tent of straight "
-                               "lines and the Gaussian a parabola.")
+        log_y = bound_toggle("Log-scale density axis", "gd_logy",
+                             help="On a log axis the Laplace density is a tent of straight "
+                                  "lines and the Gaussian a parabola.")
     b = laplace_scale(sensitivity, epsilon)
     sigma = gaussian_sigma(sensitivity, epsilon, delta)
     try:  # proved only for ε < 1: dp raises, and the page says what to change

@@ -75,8 +75,11 @@ def test_page_survives_every_widget_at_its_extremes(lesson: Lesson):
 @pytest.mark.parametrize("bad", BAD_VALUES)
 def test_bad_link_values_fall_back_with_a_note(lesson: Lesson, bad: str):
     first = app_test(lesson)
-    bound_radios = [r.key for r in first.radio if r.proto.query_param_key]
-    keys = [w.key for w in _sliders(first)] + bound_radios
+    # Every other URL-bound widget: radios, toggles (not the presenter switch, its own test
+    # covers it) and pills.
+    bound = [w.key for w in [*first.radio, *first.toggle, *first.get("button_group")]
+             if w.proto.query_param_key and w.key != "present"]
+    keys = [w.key for w in _sliders(first)] + bound
     at = app_test(lesson, {key: bad for key in keys})
     assert_clean(at)
     notes = " ".join(c.value for c in at.caption)

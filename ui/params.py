@@ -67,6 +67,29 @@ def choice_radio(label: str, options: Sequence, default, key: str, *,
     return value
 
 
+def choice_pills(label: str, options: Sequence, default: Sequence, key: str, *,
+                 format_func: Callable = str, help: str | None = None) -> list:
+    """Multi-select pills bound to the URL, which carries one label per chosen option."""
+    link_values = st.query_params.get_all(key)
+    chosen = st.pills(label, list(options), selection_mode="multi", default=list(default), key=key,
+                      format_func=format_func, help=help, bind="query-params")
+    shown = [format_func(option) for option in chosen]
+    # Streamlit keeps the valid labels in its own order, and drops the whole link if one is bad.
+    same = not link_values or sorted(link_values) == sorted(shown) or link_values == [""]
+    note_if_ignored(key, label, None if same else ", ".join(link_values), ", ".join(shown))
+    return chosen
+
+
+def bound_toggle(label: str, key: str, *, help: str | None = None) -> bool:
+    """A toggle bound to the URL as true/false."""
+    link_value = url_value(key)
+    on = st.toggle(label, key=key, help=help, bind="query-params")
+    accepted = link_value is None or link_value.lower() in ("true", "false")
+    note_if_ignored(key, f"{label!r} switch (use true or false)",
+                    None if accepted else link_value, str(on).lower())
+    return on
+
+
 def range_slider(label: str, min_value, max_value, default, key: str, *,
                  step=None, help: str | None = None, format: str | None = None):
     """A linear slider bound to the URL (ints stay ints)."""
