@@ -62,6 +62,10 @@ LESSONS: list[Lesson] = [
            "Edge versus node privacy, and a private triangle count."),
     Lesson("machine-learning", "Privacy in machine learning", "🤖", "Beyond noise addition",
            "Membership inference, DP-SGD, and federated averaging."),
+    Lesson("poll-instructor", "Class poll — instructor", "📊", "Classroom",
+           "Run a live randomized-response poll: join code, QR code, the debiased result live."),
+    Lesson("poll-join", "Class poll — join", "📱", "Classroom",
+           "Answer the class poll on your phone, with real coins or coins the app flips."),
 ]
 
 

@@ -1,0 +1,44 @@
+"""The class poll's live chart: the debiased estimate and its 95% interval as answers arrive.
+
+Numbers in (from dp.rr_inference.rr_running_estimates), plotly Figure out; no Streamlit calls.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ui.charts.budget import thin
+from ui.theme import figure, series_style
+
+MAX_POINTS = 600  # a big class is thinned to this many points before it is sent
+LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.28, "x": 0, "xanchor": "left"}
+
+
+def estimate_figure(running: dict[str, np.ndarray], epsilon_label: str) -> go.Figure:
+    """Debiased Yes share (%) after each answer, its 95% band, and the raw reported Yes share."""
+    n = np.asarray(running["n"])
+    idx = thin(n.size, keep=(n.size - 1,), max_points=MAX_POINTS)
+    x = n[idx]
+    percent = {key: 100 * np.asarray(running[key])[idx]
+               for key in ("estimate", "lower", "upper", "reported_share")}
+    fig = figure(f"Debiased estimate as answers arrive ({epsilon_label})",
+                 "answers received (people)", "share answering Yes (%)",
+                 yaxis={"title": {"text": "share answering Yes (%)"}, "range": [-5, 105]},
+                 xaxis={"title": {"text": "answers received (people)"}, "rangemode": "tozero"},
+                 legend=LEGEND_BELOW, margin={"b": 130}, height=460)
+    mode = "lines+markers" if x.size <= 40 else "lines"
+    fig.add_traces([
+        go.Scatter(x=np.concatenate([x, x[::-1]]),
+                   y=np.concatenate([percent["upper"], percent["lower"][::-1]]),
+                   mode="lines", fill="toself", fillcolor="rgba(86, 180, 233, 0.3)",
+                   line={"width": 0, "color": "rgba(86, 180, 233, 0.3)"},
+                   name="95% interval for the true share", hoverinfo="skip"),
+        go.Scatter(x=x, y=percent["estimate"], mode=mode, name="debiased estimate",
+                   line=series_style(0)["line"], marker=series_style(0)["marker"],
+                   hovertemplate="%{x} answers<br>estimate %{y:.1f}%<extra></extra>"),
+        go.Scatter(x=x, y=percent["reported_share"], mode="lines", name="reported Yes (raw)",
+                   line=series_style(1)["line"],
+                   hovertemplate="%{x} answers<br>reported Yes %{y:.1f}%<extra></extra>"),
+    ])
+    return fig
