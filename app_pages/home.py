@@ -4,6 +4,7 @@ from ui import lessons
 from ui.course import HOME, SECTIONS, lessons_in
 
 st.title("🔒 DP Lab")
+lessons.instructor_notes(HOME.slug)
 lessons.render(HOME.slug, "intro")
 
 for section in SECTIONS[1:]:

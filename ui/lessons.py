@@ -90,16 +90,42 @@ def section_text(slug: str, name: str, **values) -> str:
 
 
 def render(slug: str, name: str, **values) -> None:
-    """Show one section of a lesson, with live numbers filled in (in presenter mode, only if kept)."""
+    """Show one section of a lesson, with live numbers filled in.
+
+    In presenter mode a section not marked `present` shrinks to its headings and its
+    display formulas ($$…$$): the projector keeps the structure and the maths, not the prose.
+    """
     text = section_text(slug, name, **values)
     if presenter_mode() and name not in presenter_sections(slug):
-        return
-    st.markdown(text)
+        text = headings_and_formulas(text)
+    if text:
+        st.markdown(text)
+
+
+def headings_and_formulas(text: str) -> str:
+    """The Markdown headings and display-math blocks of a section, in order."""
+    blocks: list[str] = []
+    math: list[str] | None = None  # the lines of an open $$ block
+    for line in text.splitlines():
+        stripped = line.strip()
+        if math is None and stripped.startswith("#"):
+            blocks.append(stripped)
+        elif math is None and stripped.startswith("$$"):
+            math = [line]
+            if len(stripped) > 2 and stripped.endswith("$$"):  # "$$…$$" on one line
+                blocks.append(line)
+                math = None
+        elif math is not None:
+            math.append(line)
+            if stripped.endswith("$$"):
+                blocks.append("\n".join(math))
+                math = None
+    return "\n\n".join(blocks)
 
 
 def instructor_notes(slug: str) -> None:
     """The lesson's notes for instructors, folded; kept off the projector in presenter mode."""
-    if presenter_mode() or "instructors" not in sections(slug):  # TEMPORARY until notes land
+    if presenter_mode():
         return
     with st.expander("🧑‍🏫 For instructors: timing, questions to pose, misconceptions"):
         st.markdown(section_text(slug, "instructors"))
