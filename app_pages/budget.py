@@ -276,8 +276,13 @@ def game_demo() -> None:
                        best=laplace_half_width(sensitivity / pooled_eps))
         if QUESTIONS[question].kind == "count":
             needed = disclosure_budget(sensitivity, CORRIDOR, CONFIDENCE)
-            section = "game-pooled-stopped" if game.total < needed else "game-pooled-leaks"
-            lessons.render(SLUG, section, needed=needed, total=game.total)
+            if game.total < needed:
+                section = "game-pooled-stopped"
+            elif half <= CORRIDOR:
+                section = "game-pooled-leaks"
+            else:
+                section = "game-pooled-could-leak"
+            lessons.render(SLUG, section, needed=needed, total=game.total, half=half)
 
     st.subheader("Splitting the budget")
     text, plot = st.columns([2, 3], gap="large")

@@ -92,6 +92,19 @@ def test_the_accountant_stops_the_averaging_attack():
     assert "Pooling your 10 answers" in text and "the budget stops the averaging attack" in text
 
 
+def test_a_large_budget_leaks_only_when_spent_on_few_answers():
+    # ε_T = 10 clears the 5.54 bar, but 100 answers at ε = 0.1 average to only about
+    # ± 1.96·√2·√100/10 ≈ 2.8, while two answers at ε = 5 give ± 1.96·√2·√2/10 ≈ 0.39.
+    slow = _clean(app_test(LESSON, {"budget_game_total": "10"}))
+    _ask(slow, "heart_attack", "0.1", button="budget_game_repeat")
+    assert _log_rows(slow) == 100
+    assert "Not pinned yet" in page_text(slow) and "The count is out" not in page_text(slow)
+    fast = _clean(app_test(LESSON, {"budget_game_total": "10"}))
+    _ask(fast, "heart_attack", "5")
+    _ask(fast, "heart_attack", "5")
+    assert "The count is out" in page_text(fast) and "± 0.39" in page_text(fast)
+
+
 def test_two_sessions_do_not_share_a_budget():
     first, second = _clean(app_test(LESSON)), _clean(app_test(LESSON))
     _ask(first, "smokers", "1")
