@@ -98,7 +98,8 @@ join_url = ui_poll.page_url(SLUG, ui_poll.JOIN_SLUG, code=poll.code)
 st.markdown(f"### {ui_poll.plain(poll.question)}")
 share, live = st.columns([2, 3], gap="large")
 with share:
-    st.markdown(f"Join on your phone with code  \n## `{poll.code}`")
+    st.markdown("Join on your phone with the code")
+    st.title(poll.code, anchor=False)  # the code's alphabet has no Markdown characters
     st.image(ui_poll.qr_png(join_url), width=260, caption="Scan to join", output_format="PNG")
     st.code(join_url, language=None, wrap_lines=True)
 
@@ -126,12 +127,12 @@ def live_results() -> None:
     said_yes.metric("Replies saying Yes", f"{reported:.0f}%")
     debiased.metric("Debiased estimate", f"{estimate:.0f}%",
                     delta=f"95%: {lower:.0f}–{upper:.0f}%", delta_color="off", delta_arrow="off")
+    chart(estimate_figure(running, ui_poll.epsilon_label(current)))
     lessons.render(SLUG, "live", n=n, reported=reported, estimate=estimate, lower=lower,
-                   upper=upper, eps_text=ui_poll.epsilon_label(current).removeprefix("ε = "),
+                   upper=upper, protocol=ui_poll.epsilon_label(current),
                    keep=ui_poll.keep_percent(current))
     if not 0 <= estimate <= 100:
         lessons.render(SLUG, "overshoot")
-    chart(estimate_figure(running, ui_poll.epsilon_label(current)))
     st.download_button("⬇️ Export the randomized answers (CSV)", store.answers_csv(randomized),
                        file_name=f"poll-{poll.code}.csv", mime="text/csv", on_click="ignore",
                        key="poll_export")

@@ -115,11 +115,19 @@ else:
     if poll.fair_coins:
         lessons.render(SLUG, "server-coins")
     else:
-        lessons.render(SLUG, "server-epsilon", eps=poll.epsilon, keep=ui_poll.keep_percent(poll),
-                       ratio=math.exp(poll.epsilon))
-    st.markdown("**Your true answer** (only the coin-flipped version is stored):")
+        lessons.render(SLUG, "server-epsilon", eps=poll.epsilon, keep=ui_poll.keep_percent(poll))
+    st.markdown("**Your true answer:**")
     yes, no = st.columns(2)
     if yes.button("My true answer is Yes", key="poll_true_yes", type="primary", width="stretch"):
         submit(ui_poll.server_flip(poll, 1), by_server=True)
     if no.button("My true answer is No", key="poll_true_no", type="primary", width="stretch"):
         submit(ui_poll.server_flip(poll, 0), by_server=True)
+
+with st.expander("Why is this private?"):
+    lessons.render(SLUG, "why")
+    if poll.fair_coins:
+        lessons.render(SLUG, "coins-why")
+    else:
+        lessons.render(SLUG, "server-epsilon-why", eps=poll.epsilon, ratio=math.exp(poll.epsilon))
+    if method == METHOD_SERVER:
+        lessons.render(SLUG, "server-trust")
