@@ -29,7 +29,7 @@ from dp.local_dp import (
 from ui import lessons
 from ui.audit import SAMPLE_SIZES, audit_panel
 from ui.charts import randomized_response as charts
-from ui.params import EPSILONS, choice_slider, log_options, number_label, range_slider
+from ui.params import EPSILONS, choice_radio, choice_slider, log_options, number_label, range_slider
 from ui.seeds import demo_seed, draw_number, resample_button, rng_for
 from ui.share import copy_link
 from ui.show import chart
@@ -283,8 +283,8 @@ def audit_demo(epsilon: float) -> None:
     copy_link(SLUG, "audit_demo")
     controls, result = st.columns([2, 3])
     with controls:
-        choice = st.radio("Implementation under test", list(AUDIT_CHOICES),
-                          format_func=AUDIT_CHOICES.get, key="rr_audit_impl")
+        choice = choice_radio("Implementation under test", list(AUDIT_CHOICES), "right", "rr_audit_impl",
+                              format_func=AUDIT_CHOICES.get)
         samples = choice_slider("Simulated respondents per truth", SAMPLE_SIZES, 100_000,
                                 "rr_audit_samples", format_func=_people)
         resample_button("rr_audit", "🎲 Resample the respondents")
