@@ -284,12 +284,14 @@ def test_typing_a_code_joins_the_poll_and_a_bad_one_is_explained():
 
 
 def test_question_text_is_shown_literally(poll_database):
-    question = "Ever used ![img](http://evil.example/x.png) or $x$ or :red[this] <b>?"
+    question = "Ever used ![img](http://evil.example/x.png) or $x$ or :red[this] <b> www.a.b a@b.c?"
     _, code, _ = create_poll(question)
     heading = next(m.value for m in join(code).markdown if m.value.startswith("### "))
-    # Every Markdown-active character is escaped: no image, link, formula or colour directive.
-    for active in ("![", "](", "$x$", ":red[", "<b>"):
+    # Every Markdown-active character is escaped (no image, link, formula or colour directive)
+    # and addresses are broken up so that they are not turned into links.
+    for active in ("![", "](", "$x$", ":red[", "<b>", "://", "www.", "a@b"):
         assert active not in heading
+    assert heading.replace("\\", "").replace("\u2060", "") == f"### {question}"
 
 
 @pytest.mark.parametrize("question", ["", "   \n  "])

@@ -83,9 +83,16 @@ def database_guard():
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
 
 
+# GitHub-style autolinks ("http://…", "www.…", "a@b.c") are found after escapes are resolved,
+# so an invisible word joiner is what stops them.
+_AUTOLINK_STARTS = {"://": ":\u2060//", "www.": "www\u2060.", "@": "@\u2060"}
+
+
 def plain(text: str) -> str:
     """Text that someone typed, escaped so that Markdown shows it literally (no links, no images,
-    no formulas, no colour directives)."""
+    no formulas, no colour directives, no autolinked addresses)."""
+    for start, broken in _AUTOLINK_STARTS.items():
+        text = text.replace(start, broken)
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
 
 
