@@ -1,12 +1,18 @@
 """Per-page rerun time under AppTest, and how much of it is our own compute.
 
-    python bench/pages.py [slug ...] [--runs N]
+    python bench/pages.py [slug ...] [--runs N] [--no-extremes]
 
 For every registered page: the median and p95 wall time of a full script rerun through
 app.py (AppTest, so Streamlit's own overhead is included), and "ours": the time spent
 inside dp/ and ui/charts/ functions during the rerun. Reruns hit the pages' caches as a
 slider move that returns to a seen value would; moving to a new value costs more.
-Prints a table; record results in docs/PERFORMANCE.md.
+
+Twice per page: at default settings, and with every main widget (every keyed slider and
+number input, as tests/test_pages.py finds them) at its most expensive extreme, set
+through the link as a shared URL would. The most expensive end of each widget is found by
+timing one first (cold-cache) run with that widget alone at its minimum and at its
+maximum; the "cold" column is the first run with all of them at once, before any cache
+holds its results. Prints a table; record results in docs/PERFORMANCE.md.
 """
 
 from __future__ import annotations
@@ -78,8 +84,31 @@ class OwnComputeTimer:
                     setattr(module, attr, self._wrapped[id(value)])
 
 
-def bench_page(lesson, runs: int, timer: OwnComputeTimer) -> dict:
-    at = app_test(lesson)  # first run: imports and cold caches, not counted
+def first_run_seconds(lesson, query: dict) -> float:
+    start = time.perf_counter()
+    at = app_test(lesson, query)
+    seconds = time.perf_counter() - start
+    assert not at.exception, [e.value for e in at.exception]
+    return seconds
+
+
+def most_expensive_extremes(lesson) -> dict[str, str]:
+    """Each main widget at whichever of its two ends makes a first run slower."""
+    from tests.test_pages import _extremes, _sliders
+
+    chosen = {}
+    for widget in _sliders(app_test(lesson)):
+        low, high = _extremes(widget)
+        chosen[widget.key] = max((low, high), key=lambda v: first_run_seconds(lesson, {widget.key: v}))
+    return chosen
+
+
+def bench_page(lesson, runs: int, timer: OwnComputeTimer, query: dict | None = None) -> dict:
+    timer.seconds = 0.0
+    start = time.perf_counter()
+    at = app_test(lesson, query)  # first run: cold caches (and imports), not in the median
+    cold = time.perf_counter() - start
+    cold_ours = timer.seconds
     totals, ours = [], []
     for _ in range(runs):
         timer.seconds = 0.0
@@ -92,6 +121,8 @@ def bench_page(lesson, runs: int, timer: OwnComputeTimer) -> dict:
         "median_ms": 1000 * statistics.median(totals),
         "p95_ms": 1000 * sorted(totals)[max(0, math.ceil(0.95 * len(totals)) - 1)],
         "ours_ms": 1000 * statistics.median(ours),
+        "cold_ms": 1000 * cold,
+        "cold_ours_ms": 1000 * cold_ours,
     }
 
 
@@ -99,14 +130,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("slugs", nargs="*")
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--no-extremes", action="store_true", help="defaults only")
     args = parser.parse_args()
     chosen = [lesson for lesson in LESSONS if not args.slugs or lesson.slug in args.slugs]
-    print(f"{'page':<22}{'median ms':>10}{'p95 ms':>10}{'ours ms':>10}   (AppTest rerun, defaults, {args.runs} runs)")
     timer = OwnComputeTimer()
     timer.install()
+    print(f"AppTest full rerun through app.py, ms; median and p95 of {args.runs} warm reruns, "
+          f"'ours' = inside dp/ and ui/charts/ (median), cold = the first run")
+    header = f"{'page':<22}{'median':>8}{'p95':>8}{'ours':>7}"
+    if not args.no_extremes:
+        header += f"  │ extremes:{'cold':>7}{'ours':>7}{'median':>8}{'p95':>8}{'ours':>7}"
+    print(header)
+    extremes_used = {}
     for lesson in chosen:
         row = bench_page(lesson, args.runs, timer)
-        print(f"{lesson.slug:<22}{row['median_ms']:>10.1f}{row['p95_ms']:>10.1f}{row['ours_ms']:>10.1f}")
+        line = f"{lesson.slug:<22}{row['median_ms']:>8.1f}{row['p95_ms']:>8.1f}{row['ours_ms']:>7.1f}"
+        if not args.no_extremes:
+            extremes_used[lesson.slug] = query = most_expensive_extremes(lesson)
+            top = bench_page(lesson, args.runs, timer, query)
+            line += (f"  │ {'':>9}{top['cold_ms']:>7.0f}{top['cold_ours_ms']:>7.0f}"
+                     f"{top['median_ms']:>8.1f}{top['p95_ms']:>8.1f}{top['ours_ms']:>7.1f}")
+        print(line, flush=True)
+    for slug, query in extremes_used.items():
+        print(f"  {slug} extremes: " + (", ".join(f"{k}={v}" for k, v in sorted(query.items())) or "(no keyed sliders)"))
 
 
 if __name__ == "__main__":

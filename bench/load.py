@@ -1,0 +1,682 @@
+"""A lecture hall against one server: concurrent sessions moving sliders, and session churn.
+
+    python bench/load.py load  [--sessions 25 50 100 200] [--moves 15] [--max-seconds 300]
+    python bench/load.py churn [--minutes 30] [--concurrent 25] [--lifetime 20]
+    python bench/load.py validate [slug ...]
+
+Each session is a lightweight websocket client speaking Streamlit's own protocol (protobuf
+BackMsg / ForwardMsg over ws://127.0.0.1:PORT/_stcore/stream), not a browser: 200 Chromium
+tabs on 2 cores would measure Chromium. A session sends what the browser sends (checked by
+`validate`): a first rerun_script naming the page, then, for every slider move, a rerun with
+the state of every widget on the page (each at the value the browser would hold), the moved
+slider's new value, the page's script hash, the fragment the slider lives in (so only that
+demo reruns, as in the browser), the query string the browser would show, and the hashes of
+the cached messages it already holds.
+
+"Time until the update" is server-side: from sending the move until the server's
+script_finished message, so it includes queueing behind other sessions, the rerun, and
+sending every delta. The browser's drawing is not included (bench/browser.py measures that).
+
+`load`: for each N, a fresh server (the repo's .streamlit/config.toml), warmed by one visit
+of every page. N sessions open (ramped, `--ramp-per-second`), each on a page of the mix
+(every lesson page with a slider in the main area, round robin); after they idle, the
+server's resident memory gives MB per idle session. Then every session moves its page's
+main slider every 2 s (a move still in flight when the next is due skips that turn),
+walking to the end of the range and back, for `--moves` moves or `--max-seconds`. Reports
+p50 / p95 of the move latency, errors (exceptions on the page, compile errors, timeouts,
+dropped connections), and server CPU.
+
+`churn`: sessions that come and go for `--minutes`: `--concurrent` sessions at a time, each
+living about `--lifetime` seconds (±50 %) while moving its slider every 2 s, then closing
+and being replaced. Server RSS is sampled every `--sample-seconds`. Streamlit keeps a closed
+session for reconnection for server.disconnectedSessionTTL (120 s, at most 128 sessions),
+so memory should rise for the first minutes and then stay flat; the report gives RSS per
+minute and the slope over the second half of the run.
+
+Loopback only; every loop is bounded in count and in time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import math
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+from websockets.asyncio.client import connect
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ui.course import HOME, LESSONS  # noqa: E402
+
+# The lesson pages, each with a slider in its main area. Left out: home (no slider) and the
+# class-poll pages (section "Classroom"): no slider either; their load is a hall of phones
+# answering at once, which writes to the poll database rather than rerunning a demo.
+SLIDER_PAGES = [lesson.slug for lesson in LESSONS
+                if lesson is not HOME and lesson.section != "Classroom"]
+
+MOVE_EVERY = 2.0  # seconds between one session's slider moves
+RUN_TIMEOUT = 60.0  # a rerun slower than this counts as an error
+FINISHED_OK = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
+MAIN, SIDEBAR = 0, 1  # the root containers of delta paths
+MAX_CACHED_MESSAGE_AGE = 2  # Streamlit's global.maxCachedMessageAge default
+
+
+class SessionError(Exception):
+    """Something a user would have noticed: an exception on the page, a dead connection."""
+
+
+# ── The server ────────────────────────────────────────────────────────────────────────────────
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_server():
+    """`streamlit run app.py` on loopback, with the repo's .streamlit/config.toml (cwd)."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
+            break
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                raise RuntimeError(f"streamlit did not start: {server.stderr.read().decode()}") from None
+            time.sleep(0.3)
+    try:
+        yield server.pid, port
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of the server process, from /proc/<pid>/status."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS line")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of the server process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# ── One browser-like session ──────────────────────────────────────────────────────────────────
+
+
+@dataclass
+class Widget:
+    kind: str  # the element type: slider, checkbox, radio, ...
+    proto: object  # the widget's element proto as last sent
+    fragment_id: str
+    path: tuple[int, ...]
+
+
+@dataclass
+class Session:
+    port: int
+    slug: str
+    widgets: dict[str, Widget] = field(default_factory=dict)
+    values: dict[str, WidgetState] = field(default_factory=dict)
+    cache: dict[str, ForwardMsg] = field(default_factory=dict)  # what the browser caches
+    last_used: dict[str, int] = field(default_factory=dict)  # hash -> run it was last used in
+    runs: int = 0
+    query: dict[str, str] = field(default_factory=dict)
+    page_script_hash: str = ""
+    charts: dict[tuple[int, ...], str] = field(default_factory=dict)  # path -> plotly spec
+    slider_id: str | None = None
+    direction: int = 1
+    ws: object = None
+    last_sent: BackMsg | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/{self.slug}"
+
+    async def open(self) -> float:
+        """Connect and run the page once, as a browser tab opening the link; returns seconds."""
+        self.ws = await asyncio.wait_for(connect(
+            f"ws://127.0.0.1:{self.port}/_stcore/stream", subprotocols=["streamlit"],
+            max_size=None, open_timeout=RUN_TIMEOUT), RUN_TIMEOUT)
+        message = BackMsg()
+        message.rerun_script.page_name = self.slug
+        self._add_context(message)
+        seconds = await self._run(message)
+        self.slider_id = self.main_slider()
+        return seconds
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+            self.ws = None
+
+    def main_slider(self) -> str | None:
+        """The first slider of the main area, as a reader meets it (delta-path order)."""
+        sliders = [(w.path, wid) for wid, w in self.widgets.items()
+                   if w.kind == "slider" and w.path[0] == MAIN]
+        return min(sliders)[1] if sliders else None
+
+    async def move(self) -> float:
+        """One step of the main slider (to the end of its range, then back); returns seconds."""
+        widget = self.widgets[self.slider_id]
+        slider = widget.proto
+        state = self.values[self.slider_id]
+        if slider.options:
+            index = list(slider.options).index(state.string_array_value.data[0])
+            if not 0 <= index + self.direction < len(slider.options):
+                self.direction *= -1
+            label = slider.options[index + self.direction]
+            state.string_array_value.data[:] = [label]
+            link_value = label
+        else:
+            value = state.double_array_value.data[0]
+            if not slider.min <= value + self.direction * slider.step <= slider.max:
+                self.direction *= -1
+            value += self.direction * slider.step
+            state.double_array_value.data[:] = [value]
+            link_value = str(int(value)) if float(value).is_integer() else repr(value)
+        if slider.query_param_key:
+            self.query[slider.query_param_key] = link_value
+        message = BackMsg()
+        client_state = message.rerun_script
+        client_state.query_string = urllib.parse.urlencode(self.query)
+        client_state.page_script_hash = self.page_script_hash
+        client_state.fragment_id = widget.fragment_id
+        client_state.widget_states.widgets.extend(self.values.values())
+        client_state.cached_message_hashes.extend(sorted(self.cache))
+        self._add_context(message)
+        self.last_sent = message
+        return await self._run(message)
+
+    def _add_context(self, message: BackMsg) -> None:
+        context = message.rerun_script.context_info
+        context.timezone, context.timezone_offset, context.locale = "UTC", 0, "en-US"
+        context.url, context.color_scheme = self.url, "light"
+
+    async def _run(self, message: BackMsg) -> float:
+        start = time.perf_counter()
+        await self.ws.send(message.SerializeToString())
+        started = False
+        async with asyncio.timeout(RUN_TIMEOUT):
+            while True:
+                forward = ForwardMsg()
+                forward.ParseFromString(await self.ws.recv())
+                if forward.WhichOneof("type") == "ref_hash":
+                    self.last_used[forward.ref_hash] = self.runs
+                    forward = resolve_reference(forward, self.cache)
+                kind = forward.WhichOneof("type")
+                if kind == "new_session":
+                    started = True
+                elif kind == "navigation":
+                    self.page_script_hash = forward.navigation.page_script_hash
+                elif kind == "delta":
+                    self._take_delta(forward)
+                elif kind == "script_finished" and started:
+                    self._age_cache()
+                    if forward.script_finished not in FINISHED_OK:
+                        raise SessionError(f"{self.slug}: script finished with status "
+                                           f"{forward.script_finished}")
+                    return time.perf_counter() - start
+
+    def _age_cache(self) -> None:
+        """Forget cached messages unused for more than MAX_CACHED_MESSAGE_AGE runs, as the
+        browser does (global.maxCachedMessageAge, sent to it in NewSession)."""
+        self.runs += 1
+        for message_hash, run in list(self.last_used.items()):
+            if self.runs - run > MAX_CACHED_MESSAGE_AGE:
+                del self.cache[message_hash], self.last_used[message_hash]
+
+    def _take_delta(self, forward: ForwardMsg) -> None:
+        if forward.metadata.cacheable:
+            self.cache[forward.hash] = forward
+            self.last_used[forward.hash] = self.runs
+        delta = forward.delta
+        if delta.WhichOneof("type") != "new_element":
+            return
+        element = delta.new_element
+        kind = element.WhichOneof("type")
+        path = tuple(forward.metadata.delta_path)
+        if kind == "exception":
+            raise SessionError(f"{self.slug}: exception on the page: {element.exception.message}")
+        if kind == "plotly_chart":
+            self.charts[path] = element.plotly_chart.spec
+            return
+        proto = getattr(element, kind)
+        widget_id = getattr(proto, "id", "")
+        if not widget_id or not hasattr(proto, "form_id"):
+            return
+        self.widgets[widget_id] = Widget(kind, proto, delta.fragment_id, path)
+        if widget_id not in self.values or getattr(proto, "set_value", False):
+            state = initial_state(widget_id, kind, proto)
+            if state is not None:
+                self.values[widget_id] = state
+
+
+def resolve_reference(reference: ForwardMsg, cache: dict[str, ForwardMsg]) -> ForwardMsg:
+    """A message the server sent by hash, because the client said it holds it already."""
+    forward = ForwardMsg()
+    forward.CopyFrom(cache[reference.ref_hash])
+    forward.metadata.CopyFrom(reference.metadata)
+    return forward
+
+
+def initial_state(widget_id: str, kind: str, proto) -> WidgetState | None:
+    """The value the browser holds for a widget it has just drawn (None: it sends nothing).
+
+    Buttons send a trigger only when clicked; a radio or select box with no preselected
+    option is sent as an id with no value, as the browser does for the quizzes.
+    """
+    state = WidgetState(id=widget_id)
+    if kind == "slider":
+        values = proto.value if proto.set_value else proto.default
+        if proto.options:
+            state.string_array_value.data.extend(proto.options[int(i)] for i in values)
+        else:
+            state.double_array_value.data.extend(values)
+    elif kind == "checkbox":
+        state.bool_value = proto.value if proto.set_value else proto.default
+    elif kind == "number_input":
+        value = proto.value if proto.set_value else proto.default
+        if proto.data_type == proto.INT:
+            state.int_value = int(value)
+        else:
+            state.double_value = value
+    elif kind in ("radio", "selectbox"):
+        if proto.set_value and proto.raw_value:
+            state.string_value = proto.raw_value
+        elif proto.HasField("default"):
+            state.string_value = proto.options[proto.default]
+    elif kind == "button_group":  # pills and segmented controls: the chosen labels
+        if proto.set_value:
+            state.string_array_value.data.extend(proto.raw_values)
+        else:
+            state.string_array_value.data.extend(proto.options[i].content for i in proto.default)
+    elif kind in ("text_input", "text_area"):
+        state.string_value = proto.value if proto.set_value else proto.default
+    elif kind in ("button", "download_button", "link_button", "dataframe"):
+        return None  # a dataframe without row selection holds no state
+    else:
+        raise SessionError(f"the load client does not know the {kind} widget yet")
+    return state
+
+
+# ── Pages, statistics, output ─────────────────────────────────────────────────────────────────
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+async def pages_with_sliders(port: int) -> list[str]:
+    """Every lesson page whose main area has a slider; visiting them also warms the server."""
+    slugs = []
+    for slug in SLIDER_PAGES:
+        session = Session(port, slug)
+        await session.open()
+        if session.slider_id:
+            slugs.append(slug)
+            for _ in range(3):  # the first moves import and fill caches
+                await session.move()
+        await session.close()
+    return slugs
+
+
+async def ramp_open(port: int, slugs: list[str], count: int, per_second: float,
+                    errors: list[str]) -> tuple[list[Session], list[float]]:
+    sessions = [Session(port, slugs[i % len(slugs)]) for i in range(count)]
+
+    async def open_one(i: int, session: Session) -> float | None:
+        await asyncio.sleep(i / per_second)
+        try:
+            return await session.open()
+        except (SessionError, OSError, TimeoutError, Exception) as error:  # noqa: BLE001
+            errors.append(f"open {session.slug}: {type(error).__name__}: {error}")
+            await session.close()
+            return None
+
+    opened = await asyncio.gather(*(open_one(i, s) for i, s in enumerate(sessions)))
+    alive = [s for s, t in zip(sessions, opened, strict=True) if t is not None]
+    return alive, [t for t in opened if t is not None]
+
+
+async def move_every_two_seconds(session: Session, moves: int, stop_at: float,
+                                 latencies: list[float], errors: list[str],
+                                 skipped: list[int]) -> None:
+    """Move on a fixed 2 s beat from a random phase; a move still running skips a beat."""
+    next_at = time.monotonic() + random.uniform(0, MOVE_EVERY)
+    for _ in range(moves):
+        delay = next_at - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        if time.monotonic() >= stop_at:
+            return
+        try:
+            latencies.append(await session.move())
+        except Exception as error:  # noqa: BLE001 (every failure is reported, none is fatal)
+            errors.append(f"move {session.slug}: {type(error).__name__}: {error}")
+            return
+        next_at += MOVE_EVERY
+        while next_at < time.monotonic():
+            next_at += MOVE_EVERY
+            skipped[0] += 1
+
+
+async def load_run(count: int, moves: int, max_seconds: float, per_second: float,
+                   idle_seconds: float) -> dict:
+    with streamlit_server() as (pid, port):
+        slugs = await pages_with_sliders(port)
+        await asyncio.sleep(idle_seconds)
+        base_rss = rss_mb(pid)
+        errors: list[str] = []
+        sessions, open_times = await ramp_open(port, slugs, count, per_second, errors)
+        await asyncio.sleep(idle_seconds)
+        idle_rss = rss_mb(pid)
+        latencies: list[float] = []
+        skipped = [0]
+        cpu_before, wall_before, client_before = cpu_seconds(pid), time.monotonic(), time.process_time()
+        stop_at = time.monotonic() + max_seconds
+        await asyncio.gather(*(move_every_two_seconds(s, moves, stop_at, latencies, errors, skipped)
+                               for s in sessions))
+        wall = time.monotonic() - wall_before
+        server_cpu = (cpu_seconds(pid) - cpu_before) / wall
+        client_cpu = (time.process_time() - client_before) / wall
+        busy_rss = rss_mb(pid)
+        await asyncio.gather(*(s.close() for s in sessions))
+    return {
+        "sessions": count, "pages": slugs, "opened": len(sessions),
+        "open_p50": statistics.median(open_times) if open_times else math.nan,
+        "open_p95": percentile(open_times, 0.95) if open_times else math.nan,
+        "moves": len(latencies),
+        "p50": statistics.median(latencies) if latencies else math.nan,
+        "p95": percentile(latencies, 0.95) if latencies else math.nan,
+        "max": max(latencies) if latencies else math.nan,
+        "skipped": skipped[0], "errors": errors,
+        "base_rss": base_rss, "idle_rss": idle_rss, "busy_rss": busy_rss,
+        "per_session_mb": (idle_rss - base_rss) / max(1, len(sessions)),
+        "server_cpu": server_cpu, "client_cpu": client_cpu, "seconds": wall,
+    }
+
+
+def print_load(rows: list[dict]) -> None:
+    print(f"Pages in the mix: {', '.join(rows[0]['pages'])}")
+    print(f"{'sessions':>8}{'moves':>7}{'p50 ms':>8}{'p95 ms':>8}{'max ms':>8}{'skipped':>8}"
+          f"{'errors':>7}{'open p95':>9}{'MB/idle':>8}{'RSS MB':>16}{'server CPU':>11}"
+          f"{'client CPU':>11}")
+    for row in rows:
+        rss = f"{row['base_rss']:.0f}/{row['idle_rss']:.0f}/{row['busy_rss']:.0f}"
+        print(f"{row['sessions']:>8}{row['moves']:>7}{1000 * row['p50']:>8.0f}"
+              f"{1000 * row['p95']:>8.0f}{1000 * row['max']:>8.0f}{row['skipped']:>8}"
+              f"{len(row['errors']):>7}{1000 * row['open_p95']:>9.0f}"
+              f"{row['per_session_mb']:>8.2f}{rss:>16}{row['server_cpu']:>10.2f}c"
+              f"{row['client_cpu']:>10.2f}c")
+    print("Latency: move sent → script_finished received (server side). skipped: 2 s beats a "
+          "session missed because its previous move was still running. MB/idle: (RSS with the "
+          "sessions open and idle − RSS before) / sessions. RSS MB: before / idle / after the "
+          "moves. CPU in cores (of 2) over the moving phase.")
+    for row in rows:
+        for error in row["errors"][:5]:
+            print(f"  error at {row['sessions']} sessions: {error}")
+
+
+# ── Churn ─────────────────────────────────────────────────────────────────────────────────────
+
+
+async def churn_run(minutes: float, concurrent: int, lifetime: float,
+                    sample_seconds: float) -> dict:
+    with streamlit_server() as (pid, port):
+        slugs = await pages_with_sliders(port)
+        end = time.monotonic() + 60 * minutes
+        samples: list[tuple[float, float]] = []
+        errors: list[str] = []
+        latencies: list[float] = []
+        opened = [0]
+        skipped = [0]
+        start = time.monotonic()
+
+        async def sampler() -> None:
+            while time.monotonic() < end:
+                samples.append((time.monotonic() - start, rss_mb(pid)))
+                await asyncio.sleep(sample_seconds)
+            samples.append((time.monotonic() - start, rss_mb(pid)))
+
+        async def one_seat(seat: int) -> None:
+            await asyncio.sleep(seat * lifetime / concurrent)  # spread the arrivals
+            while time.monotonic() < end:
+                session = Session(port, random.choice(slugs))
+                opened[0] += 1
+                try:
+                    await session.open()
+                    life = random.uniform(0.5, 1.5) * lifetime
+                    moves = max(1, int(life / MOVE_EVERY))
+                    await move_every_two_seconds(session, moves, end, latencies, errors, skipped)
+                except Exception as error:  # noqa: BLE001
+                    errors.append(f"{session.slug}: {type(error).__name__}: {error}")
+                finally:
+                    await session.close()
+
+        await asyncio.gather(sampler(), *(one_seat(i) for i in range(concurrent)))
+    return {"samples": samples, "errors": errors, "opened": opened[0], "latencies": latencies,
+            "skipped": skipped[0], "minutes": minutes, "concurrent": concurrent,
+            "lifetime": lifetime}
+
+
+def slope_mb_per_hour(samples: list[tuple[float, float]]) -> float:
+    """Least-squares slope of RSS over time."""
+    xs, ys = [t for t, _ in samples], [m for _, m in samples]
+    if len(xs) < 2:
+        return math.nan
+    mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
+    var = sum((x - mean_x) ** 2 for x in xs)
+    return 3600 * sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / var
+
+
+def print_churn(result: dict) -> None:
+    samples = result["samples"]
+    print(f"Churn: {result['concurrent']} sessions at a time, each ~{result['lifetime']:.0f} s, "
+          f"for {result['minutes']:g} min; {result['opened']} sessions opened, "
+          f"{len(result['latencies'])} moves, {len(result['errors'])} errors")
+    print(f"{'minute':>7}{'RSS MB':>9}")
+    next_minute = 0.0
+    for t, mb in samples:
+        if t >= next_minute:
+            print(f"{t / 60:>7.1f}{mb:>9.1f}")
+            next_minute += 60
+    second_half = [(t, m) for t, m in samples if t >= samples[-1][0] / 2]
+    lats = result["latencies"]
+    print(f"RSS start {samples[0][1]:.1f} MB, max {max(m for _, m in samples):.1f} MB, "
+          f"end {samples[-1][1]:.1f} MB; slope over the second half "
+          f"{slope_mb_per_hour(second_half):+.1f} MB/hour")
+    if lats:
+        print(f"Move latency p50 {1000 * statistics.median(lats):.0f} ms, "
+              f"p95 {1000 * percentile(lats, 0.95):.0f} ms")
+    for error in result["errors"][:5]:
+        print(f"  error: {error}")
+
+
+# ── Validation against the browser ────────────────────────────────────────────────────────────
+
+
+def browser_moves(page, port: int, slug: str, moves: int) -> tuple[dict, BackMsg]:
+    """Chromium makes the same moves with the keyboard; returns the charts it was sent
+    (by delta path) and its last rerun request, both read off its websocket."""
+    from tests.conftest import wait_for_app
+
+    charts: dict[tuple[int, ...], str] = {}
+    by_hash: dict[str, ForwardMsg] = {}
+    sent: list[BackMsg] = []
+
+    def on_websocket(ws) -> None:
+        def frame_received(payload) -> None:
+            forward = ForwardMsg()
+            forward.ParseFromString(payload)
+            if forward.WhichOneof("type") == "ref_hash":
+                forward = resolve_reference(forward, by_hash)
+            by_hash[forward.hash] = forward
+            if (forward.WhichOneof("type") == "delta"
+                    and forward.delta.new_element.WhichOneof("type") == "plotly_chart"):
+                path = tuple(forward.metadata.delta_path)
+                charts[path] = forward.delta.new_element.plotly_chart.spec
+
+        def frame_sent(payload) -> None:
+            back = BackMsg()
+            back.ParseFromString(payload)
+            sent.append(back)
+
+        ws.on("framereceived", frame_received)
+        ws.on("framesent", frame_sent)
+
+    page.on("websocket", on_websocket)
+    page.goto(f"http://127.0.0.1:{port}/{slug}")
+    wait_for_app(page)
+    slider = page.locator("[data-testid=stMain] [data-testid=stSlider] input[type=range]").first
+    slider.wait_for(timeout=20_000)
+    wait_for_app(page)
+    slider.focus()
+    for _ in range(moves):
+        value, high, focused = slider.evaluate(
+            "el => [Number(el.value), Number(el.max), el === document.activeElement]")
+        if not focused:
+            print(f"  {slug}: the slider had lost keyboard focus; focusing it again")
+            slider.focus()
+        page.keyboard.press("ArrowRight" if value < high else "ArrowLeft")
+        page.wait_for_timeout(300)
+        wait_for_app(page)
+    page.wait_for_timeout(500)
+    return charts, sent[-1]
+
+
+def disagreements(client: Session, browser_charts: dict, browser_sent: BackMsg) -> list[str]:
+    problems = []
+    for path, spec in client.charts.items():
+        if path not in browser_charts:
+            problems.append(f"chart at {path} not seen by the browser")
+        elif browser_charts[path] != spec:
+            problems.append(f"chart at {path} differs")
+    ours, theirs = client.last_sent.rerun_script, browser_sent.rerun_script
+    for name in ("fragment_id", "query_string", "page_script_hash"):
+        if getattr(theirs, name) != getattr(ours, name):
+            problems.append(f"{name}: browser {getattr(theirs, name)!r}, client {getattr(ours, name)!r}")
+    browser_states = {w.id: str(w).replace("\n", " ") for w in theirs.widget_states.widgets}
+    client_states = {w.id: str(w).replace("\n", " ") for w in ours.widget_states.widgets}
+    if browser_states != client_states:
+        odd = sorted(set(browser_states.items()) ^ set(client_states.items()))
+        problems.append(f"widget states differ: {odd}")
+    return problems
+
+
+def validate(slugs: list[str], moves: int) -> None:
+    """The same moves from the client and from Chromium bring back the same charts.
+
+    For each page, the client and then the browser open it and move its main slider
+    `moves` times. Every chart the client received must have come to the browser
+    identical, and the browser's last rerun request must match the client's: fragment,
+    query string, page hash, and every widget state.
+    """
+    from playwright.sync_api import sync_playwright
+
+    from tests.conftest import CHROMIUM, CHROMIUM_ARGS
+
+    async def client_runs(port: int) -> dict[str, Session]:
+        sessions = {}
+        for slug in slugs:
+            sessions[slug] = session = Session(port, slug)
+            await session.open()
+            for _ in range(moves):
+                await session.move()
+            await session.close()
+        return sessions
+
+    failed = []
+    with streamlit_server() as (_, port):
+        clients = asyncio.run(client_runs(port))  # before Playwright starts its own loop
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            for slug in slugs:
+                page = browser.new_page()
+                charts, sent = browser_moves(page, port, slug, moves)
+                page.close()
+                problems = disagreements(clients[slug], charts, sent)
+                rerun = sent.rerun_script
+                print(f"{slug:<22}{'OK' if not problems else 'DIFFERENT':<10}"
+                      f"{len(clients[slug].charts)} charts, {len(rerun.widget_states.widgets)} "
+                      f"widget states, fragment {rerun.fragment_id or '(whole page)'}, "
+                      f"?{rerun.query_string}")
+                for problem in problems:
+                    print(f"    {problem}")
+                failed += [slug] * bool(problems)
+            browser.close()
+    if failed:
+        raise SystemExit(f"client and browser disagree on {', '.join(failed)}")
+    print(f"The client sends what the browser sends, and gets the same charts back "
+          f"({moves} moves per page).")
+
+
+# ── Command line ──────────────────────────────────────────────────────────────────────────────
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    load = commands.add_parser("load", help="N concurrent sessions moving sliders")
+    load.add_argument("--sessions", type=int, nargs="+", default=[25, 50, 100, 200])
+    load.add_argument("--moves", type=int, default=15, help="moves per session")
+    load.add_argument("--max-seconds", type=float, default=300, help="cap on the moving phase")
+    load.add_argument("--ramp-per-second", type=float, default=10, help="sessions opened per second")
+    load.add_argument("--idle-seconds", type=float, default=5, help="settle time before RSS samples")
+    churn = commands.add_parser("churn", help="sessions that come and go, sampling server RSS")
+    churn.add_argument("--minutes", type=float, default=30)
+    churn.add_argument("--concurrent", type=int, default=25)
+    churn.add_argument("--lifetime", type=float, default=20, help="mean session life in seconds")
+    churn.add_argument("--sample-seconds", type=float, default=10)
+    check = commands.add_parser("validate", help="the client gets the browser's charts")
+    check.add_argument("slugs", nargs="*", help="lesson slugs (default: every slider page)")
+    check.add_argument("--moves", type=int, default=3)
+    args = parser.parse_args()
+
+    if args.command == "load":
+        rows = [asyncio.run(load_run(n, args.moves, args.max_seconds, args.ramp_per_second,
+                                     args.idle_seconds)) for n in args.sessions]
+        print_load(rows)
+    elif args.command == "churn":
+        print_churn(asyncio.run(churn_run(args.minutes, args.concurrent, args.lifetime,
+                                          args.sample_seconds)))
+    else:
+        validate(args.slugs or SLIDER_PAGES, args.moves)
+
+
+if __name__ == "__main__":
+    main()
