@@ -2,19 +2,24 @@
 
 import math
 
+import numpy as np
 import streamlit as st
 
-from dp.rr_inference import rr_running_estimates
+from dp.rr_inference import rr_half_width, rr_running_estimates
 from ui import lessons
 from ui import poll as ui_poll
 from ui import poll_store as store
-from ui.charts.poll import estimate_figure
-from ui.params import EPSILONS, number_label, url_value
+from ui.charts.poll import estimate_figure, precision_figure
+from ui.params import EPSILONS, choice_slider, number_label, url_value
 from ui.show import chart
 
 SLUG = ui_poll.INSTRUCTOR_SLUG
 CODE_KEY, ADMIN_LINK_KEY = "code", "admin"
 EPS_OPTIONS = [e for e in EPSILONS if 0.1 <= e <= 5]
+CLASS_SIZES = [10, 20, 30, 50, 100, 200, 500, 1000]
+SIZE_GRID = np.unique(np.round(np.logspace(1, 3, 61)))
+PLAN_EPSILONS = {"ε = 0.5": 0.5, "ε = 1": 1.0, "fair coins, ε = ln 3": math.log(3), "ε = 2": 2.0,
+                 "ε = 5": 5.0}
 PROTOCOL_LABELS = {
     store.PROTOCOL_COINS: "🪙 Two fair coins (ε = ln 3 ≈ 1.10)",
     store.PROTOCOL_EPSILON: "🎚️ Choose ε (the app flips for everyone)",
@@ -66,10 +71,25 @@ def create_form() -> None:
         st.rerun()
 
 
+def plan_precision() -> None:
+    """Before the poll: how wide the 95% interval will be, for a class size and each ε."""
+    st.header("How precise will it be?")
+    controls, plot = st.columns([2, 3], gap="large")
+    with controls:
+        size = choice_slider("Class size n (people answering)", CLASS_SIZES, 30, "poll_class_size")
+        widths = {label: rr_half_width(size, eps) for label, eps in PLAN_EPSILONS.items()}
+        lessons.render(SLUG, "plan", n=size, coins=100 * widths["fair coins, ε = ln 3"],
+                       low=100 * widths["ε = 0.5"], high=100 * widths["ε = 5"])
+    with plot:
+        chart(precision_figure(SIZE_GRID, {label: rr_half_width(SIZE_GRID, eps)
+                                           for label, eps in PLAN_EPSILONS.items()}, size))
+
+
 raw_code = url_value(CODE_KEY)
 if not raw_code:
     lessons.render(SLUG, "intro")
     create_form()
+    plan_precision()
     lessons.instructor_notes(SLUG)
     st.stop()
 

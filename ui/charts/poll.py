@@ -42,3 +42,25 @@ def estimate_figure(running: dict[str, np.ndarray], epsilon_label: str) -> go.Fi
                    hovertemplate="%{x} answers<br>reported Yes %{y:.1f}%<extra></extra>"),
     ])
     return fig
+
+
+def precision_figure(class_sizes, half_widths: dict[str, np.ndarray], class_size: int) -> go.Figure:
+    """The 95% interval's half-width (percentage points) against class size, one curve per ε,
+    with the chosen class size marked on each curve."""
+    sizes = np.asarray(class_sizes)
+    fig = figure(f"How precise a poll of {class_size:,} people is", "class size n (people, log scale)",
+                 "95% interval: ± percentage points",
+                 xaxis={"title": {"text": "class size n (people, log scale)"}, "type": "log"},
+                 legend=LEGEND_BELOW, margin={"b": 130}, height=460)
+    traces = []
+    for i, (label, widths) in enumerate(half_widths.items()):
+        widths = 100 * np.asarray(widths)
+        style = series_style(i)
+        traces.append(go.Scatter(x=sizes, y=widths, mode="lines", name=label, line=style["line"],
+                                 hovertemplate="n = %{x}<br>± %{y:.1f} points<extra></extra>"))
+        at_class = float(np.interp(np.log(class_size), np.log(sizes), widths))
+        traces.append(go.Scatter(x=[class_size], y=[at_class], mode="markers", showlegend=False,
+                                 marker={**style["marker"], "size": 12}, name=label,
+                                 hovertemplate=f"{label}<br>n = %{{x}}: ± %{{y:.1f}} points<extra></extra>"))
+    fig.add_traces(traces)
+    return fig
