@@ -14,6 +14,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from sqlalchemy import select, text
 
 from tests.poll_databases import BACKENDS, database_url, open_engine
 from ui import poll_store as store
@@ -87,3 +88,37 @@ def test_racing_double_submissions_count_once(backend, tmp_path):
         with engine.begin() as conn:
             conn.execute(store.polls.delete().where(store.polls.c.id == poll.id))
         engine.dispose()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_replicas_starting_together_set_up_the_schema_once(backend, tmp_path):
+    url = database_url(backend, tmp_path)
+    schema = None
+    if backend == "postgresql":  # a fresh, empty schema of our own, dropped afterwards
+        schema = f"dplab_race_{secrets.token_hex(4)}"
+        with store.make_engine(url).begin() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        url += ("&" if "?" in url else "?") + f"options=-csearch_path%3D{schema}"
+    replicas = [store.make_engine(url) for _ in range(8)]
+    barrier = threading.Barrier(len(replicas))
+
+    def start(engine):
+        barrier.wait(timeout=10)
+        store.ensure_schema(engine)
+
+    try:
+        with ThreadPoolExecutor(max_workers=len(replicas)) as pool:
+            list(pool.map(start, replicas))
+        with replicas[0].connect() as conn:
+            versions = conn.execute(select(store.schema_version.c.version)).scalars().all()
+        assert versions == [store.SCHEMA_VERSION]
+        poll, _ = store.create_poll(replicas[1], "Set up?", store.PROTOCOL_COINS, math.log(3))
+        assert store.submit_answer(replicas[2], poll.id, "t", 1) is Submission.RECORDED
+    finally:
+        for engine in replicas:
+            engine.dispose()
+        if schema:
+            admin = store.make_engine(database_url(backend, tmp_path))
+            with admin.begin() as conn:
+                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+            admin.dispose()

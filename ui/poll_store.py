@@ -54,6 +54,7 @@ from sqlalchemy import (
     insert,
     literal,
     select,
+    text,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
@@ -179,31 +180,46 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"timeout": 30})
         event.listen(engine, "connect", _tune_sqlite)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10,
+                         connect_args={"connect_timeout": 10})
+
+
+# Any fixed 64-bit number: the PostgreSQL advisory lock that replicas take to set up the schema.
+_SCHEMA_LOCK_KEY = 0x44504C6162506F6C  # "DPLabPol"
 
 
 def ensure_schema(engine: Engine) -> None:
-    """Create the tables on first use, and bring an older database up to SCHEMA_VERSION."""
+    """Create the tables on first use, and bring an older database up to SCHEMA_VERSION.
+
+    Several replicas may start at once. On PostgreSQL they take turns through an advisory
+    lock held for the transaction; on SQLite the loser of a race finds the tables there
+    when it retries.
+    """
     for attempt in range(3):
         try:
-            metadata.create_all(engine)  # only creates what is missing
-            break
+            with engine.begin() as conn:
+                if conn.dialect.name == "postgresql":
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
+                metadata.create_all(conn)  # only creates what is missing
+                _migrate(conn)
+            return
         except DBAPIError:
-            # Two replicas creating the same table at once: the loser retries and finds it there.
             if attempt == 2:
                 raise
-    with engine.begin() as conn:
-        version = conn.execute(select(func.max(schema_version.c.version))).scalar()
-        if version is None:
-            conn.execute(insert(schema_version).values(version=SCHEMA_VERSION))
-            return
-        if version > SCHEMA_VERSION:
-            raise SchemaTooNewError(
-                f"the poll database has schema version {version}, newer than this app's "
-                f"{SCHEMA_VERSION}: update DP Lab")
-        for step in range(version + 1, SCHEMA_VERSION + 1):
-            MIGRATIONS[step](conn)
-            conn.execute(update(schema_version).values(version=step))
+
+
+def _migrate(conn: Connection) -> None:
+    # One statement, so two first starts racing on SQLite still write a single row.
+    conn.execute(insert(schema_version).from_select(
+        ["version"], select(literal(SCHEMA_VERSION)).where(~exists(select(schema_version.c.version)))))
+    version = conn.execute(select(func.max(schema_version.c.version))).scalar()
+    if version > SCHEMA_VERSION:
+        raise SchemaTooNewError(
+            f"the poll database has schema version {version}, newer than this app's "
+            f"{SCHEMA_VERSION}: update DP Lab")
+    for step in range(version + 1, SCHEMA_VERSION + 1):
+        MIGRATIONS[step](conn)
+        conn.execute(update(schema_version).values(version=step))
 
 
 # ── Cleaning what people type ───────────────────────────────────────────────────────────────
