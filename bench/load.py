@@ -90,13 +90,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# Extra `streamlit run` options (--option name=value), to measure a candidate fix.
+SERVER_OPTIONS: list[str] = []
+
+
 @contextlib.contextmanager
 def streamlit_server():
     """`streamlit run app.py` on loopback, with the repo's .streamlit/config.toml (cwd)."""
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true"],
+         "--server.address", "127.0.0.1", "--server.headless", "true", *SERVER_OPTIONS],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + 60
@@ -109,6 +113,7 @@ def streamlit_server():
                 server.kill()
                 raise RuntimeError(f"streamlit did not start: {server.stderr.read().decode()}") from None
             time.sleep(0.3)
+    print(f"(server pid {server.pid}, port {port})", file=sys.stderr, flush=True)  # for py-spy
     try:
         yield server.pid, port
     finally:
@@ -665,7 +670,15 @@ def main() -> None:
     check = commands.add_parser("validate", help="the client gets the browser's charts")
     check.add_argument("slugs", nargs="*", help="lesson slugs (default: every slider page)")
     check.add_argument("--moves", type=int, default=3)
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="extra streamlit option for the server, e.g. "
+                             "server.fileWatcherType=none (repeatable)")
     args = parser.parse_args()
+    for option in args.option:
+        name, _, value = option.partition("=")
+        SERVER_OPTIONS.extend([f"--{name}", value])
+    if SERVER_OPTIONS:
+        print(f"Server options on top of .streamlit/config.toml: {' '.join(SERVER_OPTIONS)}")
 
     if args.command == "load":
         rows = [asyncio.run(load_run(n, args.moves, args.max_seconds, args.ramp_per_second,
