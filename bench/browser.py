@@ -53,15 +53,31 @@ _PROBE = """
     const el = document.querySelector('[data-testid=stMain] [data-testid=stMetricValue]');
     return el ? el.textContent : null;
   };
-  const probe = {keydownAt: null, changes: {}, observer: null};
+  const probe = {keydownAt: null, changes: {}, observer: null, sentAt: null, arrivals: []};
   window.addEventListener('keydown', e => {
     if (probe.armed && probe.keydownAt === null) probe.keydownAt = e.timeStamp;
   }, true);
+  // Where the time goes: when the rerun request leaves, and when each server message lands.
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    if (probe.armed && probe.keydownAt !== null && probe.sentAt === null) probe.sentAt = performance.now();
+    if (!this.__benchListening) {
+      this.__benchListening = true;
+      this.addEventListener('message', () => { if (probe.armed) probe.arrivals.push(performance.now()); });
+    }
+    return send.call(this, data);
+  };
   probe.arm = watchNumber => {
     probe.keydownAt = null;
+    probe.sentAt = null;
+    probe.arrivals = [];
     probe.changes = {};
     probe.armed = true;
-    const before = charts().map(gd => ({gd, fullData: gd._fullData, signature: chartSignature(gd)}));
+    // Charts are followed by element, not by position: while a rerun replaces elements the
+    // list shifts, and a chart remounted with the same data is not a change.
+    const before = new Map(charts().map(gd => [gd, {fullData: gd._fullData, signature: chartSignature(gd)}]));
+    const signaturesBefore = new Set(Array.from(before.values(), b => b.signature));
+    const changed = new Set();
     const numberBefore = number();
     const check = () => {
       const now = performance.now();
@@ -69,12 +85,18 @@ _PROBE = """
         if (!('number' in probe.changes) && number() !== numberBefore) probe.changes.number = now;
         return;
       }
-      charts().forEach((gd, i) => {
-        if (i in probe.changes) return;
-        const old = before[i];
-        if (old && old.gd === gd && old.fullData === gd._fullData) return;
-        if (!old || chartSignature(gd) !== old.signature) probe.changes[i] = now;
-      });
+      for (const gd of charts()) {
+        if (changed.has(gd)) continue;
+        const old = before.get(gd);
+        if (old && old.fullData === gd._fullData) continue;
+        const signature = chartSignature(gd);
+        if (old ? signature !== old.signature : !signaturesBefore.has(signature)) {
+          changed.add(gd);
+          probe.changes[changed.size] = now;
+        } else if (old) {
+          old.fullData = gd._fullData;  // redrawn with the same data
+        }
+      }
     };
     if (probe.observer) probe.observer.disconnect();
     probe.observer = new MutationObserver(check);
@@ -84,9 +106,16 @@ _PROBE = """
   probe.collect = () => {
     probe.observer.disconnect();
     probe.armed = false;
-    const times = Object.values(probe.changes).map(t => t - probe.keydownAt);
+    const changedAt = Object.values(probe.changes);
+    const times = changedAt.map(t => t - probe.keydownAt);
+    const first = Math.min(...changedAt);
+    const landed = probe.arrivals.filter(t => t <= first);
+    const lastBefore = landed.length ? Math.max(...landed) : null;
     return {keydown: probe.keydownAt !== null, first: times.length ? Math.min(...times) : null,
-            all: times.length ? Math.max(...times) : null, charts: times.length};
+            all: times.length ? Math.max(...times) : null, charts: times.length,
+            toSend: probe.sentAt === null ? null : probe.sentAt - probe.keydownAt,
+            toLastMessage: (probe.sentAt === null || lastBefore === null) ? null : lastBefore - probe.sentAt,
+            toDraw: lastBefore === null ? null : first - lastBefore};
   };
   window.__bench = probe;
 }
@@ -115,6 +144,7 @@ def time_presses(page, url: str, presses: int, watch_number: bool) -> dict:
     page.evaluate(_PROBE)
     slider.focus()
     firsts, alls, changed, misses, refocused = [], [], [], 0, 0
+    parts: dict[str, list[float]] = {"toSend": [], "toLastMessage": [], "toDraw": []}
     key = "ArrowRight"
     for press in range(presses + 1):
         value, low, high, focused = slider.evaluate(_SLIDER_POSITION)
@@ -139,12 +169,17 @@ def time_presses(page, url: str, presses: int, watch_number: bool) -> dict:
         firsts.append(result["first"])
         alls.append(result["all"])
         changed.append(result["charts"])
+        for part, values in parts.items():
+            if result[part] is not None:
+                values.append(result[part])
     if not firsts:
         return {"skipped": "no press changed a chart"}
     return {"median": statistics.median(firsts), "p95": p95(firsts),
             "all_median": statistics.median(alls), "all_p95": p95(alls),
             "charts": statistics.median(changed), "misses": misses, "refocused": refocused,
-            "n": len(firsts)}
+            "n": len(firsts),
+            **{part: statistics.median(values) if values else math.nan
+               for part, values in parts.items()}}
 
 
 def main() -> None:
@@ -178,20 +213,24 @@ def main() -> None:
     print(f"Key press → plot updated, headless Chromium, {args.presses} presses per page "
           f"(ms, browser clock)")
     print(f"{'page':<24}{'median':>8}{'p95':>8}{'all med':>9}{'all p95':>9}"
-          f"{'÷ bare':>8}{'÷ chart':>9}{'charts':>8}  notes")
+          f"{'÷ bare':>8}{'÷ chart':>9}{'charts':>8}{'send':>6}{'server':>8}{'draw':>6}  notes")
     for name, row in rows.items():
         if "skipped" in row:
-            print(f"{name:<24}{'':>51}  skipped: {row['skipped']}")
+            print(f"{name:<24}{'':>79}  skipped: {row['skipped']}")
             continue
         notes = "; ".join(
             [f"{row['misses']} presses changed no chart"] * bool(row["misses"])
             + [f"focus lost {row['refocused']}x (refocused)"] * bool(row["refocused"]))
         print(f"{name:<24}{row['median']:>8.0f}{row['p95']:>8.0f}{row['all_median']:>9.0f}"
               f"{row['all_p95']:>9.0f}{row['median'] / bare:>8.2f}{row['median'] / chart:>9.2f}"
-              f"{row['charts']:>8g}  {notes}")
+              f"{row['charts']:>8g}{row['toSend']:>6.0f}{row['toLastMessage']:>8.0f}"
+              f"{row['toDraw']:>6.0f}  {notes}")
     print("Home and the class-poll pages have no slider and are not timed. "
           "'all' = until the last chart that changed; "
-          "charts = how many charts one press changed (median; the number on the bare page).")
+          "charts = how many charts one press changed (median; the number on the bare page).\n"
+          "Medians of the parts of 'median': send = key press → rerun request sent; server = "
+          "request sent → the last server message before the first chart changed; draw = that "
+          "message → the chart changed (the browser decoding and drawing).")
 
 
 if __name__ == "__main__":

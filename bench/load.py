@@ -2,6 +2,7 @@
 
     python bench/load.py load  [--sessions 25 50 100 200] [--moves 15] [--max-seconds 300]
     python bench/load.py churn [--minutes 30] [--concurrent 25] [--lifetime 20]
+    python bench/load.py single [--moves 15]
     python bench/load.py validate [slug ...]
 
 Each session is a lightweight websocket client speaking Streamlit's own protocol (protobuf
@@ -25,6 +26,9 @@ main slider every 2 s (a move still in flight when the next is due skips that tu
 walking to the end of the range and back, for `--moves` moves or `--max-seconds`. Reports
 p50 / p95 of the move latency, errors (exceptions on the page, compile errors, timeouts,
 dropped connections), and server CPU.
+
+`single`: one session at a time on each page: move latency and the server's CPU time
+per move, which bounds how many moves per second one server process can serve.
 
 `churn`: sessions that come and go for `--minutes`: `--concurrent` sessions at a time, each
 living about `--lifetime` seconds (±50 %) while moving its slider every 2 s, then closing
@@ -360,9 +364,9 @@ async def pages_with_sliders(port: int) -> list[str]:
     return slugs
 
 
-async def ramp_open(port: int, slugs: list[str], count: int, per_second: float,
+async def ramp_open(ports: list[int], slugs: list[str], count: int, per_second: float,
                     errors: list[str]) -> tuple[list[Session], list[float]]:
-    sessions = [Session(port, slugs[i % len(slugs)]) for i in range(count)]
+    sessions = [Session(ports[i % len(ports)], slugs[i % len(slugs)]) for i in range(count)]
 
     async def open_one(i: int, session: Session) -> float | None:
         await asyncio.sleep(i / per_second)
@@ -401,28 +405,34 @@ async def move_every_two_seconds(session: Session, moves: int, stop_at: float,
 
 
 async def load_run(count: int, moves: int, max_seconds: float, per_second: float,
-                   idle_seconds: float) -> dict:
-    with streamlit_server() as (pid, port):
-        slugs = await pages_with_sliders(port)
+                   idle_seconds: float, replicas: int = 1) -> dict:
+    """One load level. With replicas > 1, that many servers share the sessions round robin,
+    as a load balancer with sticky sessions would; RSS and CPU are then their sums."""
+    with contextlib.ExitStack() as stack:
+        servers = [stack.enter_context(streamlit_server()) for _ in range(replicas)]
+        pids, ports = [pid for pid, _ in servers], [port for _, port in servers]
+        for port in ports:
+            slugs = await pages_with_sliders(port)
         await asyncio.sleep(idle_seconds)
-        base_rss = rss_mb(pid)
+        base_rss = sum(map(rss_mb, pids))
         errors: list[str] = []
-        sessions, open_times = await ramp_open(port, slugs, count, per_second, errors)
+        sessions, open_times = await ramp_open(ports, slugs, count, per_second, errors)
         await asyncio.sleep(idle_seconds)
-        idle_rss = rss_mb(pid)
+        idle_rss = sum(map(rss_mb, pids))
         latencies: list[float] = []
         skipped = [0]
-        cpu_before, wall_before, client_before = cpu_seconds(pid), time.monotonic(), time.process_time()
+        cpu_before, wall_before = sum(map(cpu_seconds, pids)), time.monotonic()
+        client_before = time.process_time()
         stop_at = time.monotonic() + max_seconds
         await asyncio.gather(*(move_every_two_seconds(s, moves, stop_at, latencies, errors, skipped)
                                for s in sessions))
         wall = time.monotonic() - wall_before
-        server_cpu = (cpu_seconds(pid) - cpu_before) / wall
+        server_cpu = (sum(map(cpu_seconds, pids)) - cpu_before) / wall
         client_cpu = (time.process_time() - client_before) / wall
-        busy_rss = rss_mb(pid)
+        busy_rss = sum(map(rss_mb, pids))
         await asyncio.gather(*(s.close() for s in sessions))
     return {
-        "sessions": count, "pages": slugs, "opened": len(sessions),
+        "sessions": count, "replicas": replicas, "pages": slugs, "opened": len(sessions),
         "open_p50": statistics.median(open_times) if open_times else math.nan,
         "open_p95": percentile(open_times, 0.95) if open_times else math.nan,
         "moves": len(latencies),
@@ -437,24 +447,62 @@ async def load_run(count: int, moves: int, max_seconds: float, per_second: float
 
 
 def print_load(rows: list[dict]) -> None:
-    print(f"Pages in the mix: {', '.join(rows[0]['pages'])}")
-    print(f"{'sessions':>8}{'moves':>7}{'p50 ms':>8}{'p95 ms':>8}{'max ms':>8}{'skipped':>8}"
+    print(f"Pages in the mix: {', '.join(rows[0]['pages'])}"
+          + (f"; {rows[0]['replicas']} server processes" if rows[0]["replicas"] > 1 else ""))
+    print(f"{'sessions':>8}{'moves':>7}{'/s':>6}{'p50 ms':>8}{'p95 ms':>8}{'max ms':>8}{'skipped':>8}"
           f"{'errors':>7}{'open p95':>9}{'MB/idle':>8}{'RSS MB':>16}{'server CPU':>11}"
           f"{'client CPU':>11}")
     for row in rows:
         rss = f"{row['base_rss']:.0f}/{row['idle_rss']:.0f}/{row['busy_rss']:.0f}"
-        print(f"{row['sessions']:>8}{row['moves']:>7}{1000 * row['p50']:>8.0f}"
+        print(f"{row['sessions']:>8}{row['moves']:>7}{row['moves'] / row['seconds']:>6.1f}"
+              f"{1000 * row['p50']:>8.0f}"
               f"{1000 * row['p95']:>8.0f}{1000 * row['max']:>8.0f}{row['skipped']:>8}"
               f"{len(row['errors']):>7}{1000 * row['open_p95']:>9.0f}"
               f"{row['per_session_mb']:>8.2f}{rss:>16}{row['server_cpu']:>10.2f}c"
               f"{row['client_cpu']:>10.2f}c")
-    print("Latency: move sent → script_finished received (server side). skipped: 2 s beats a "
+    print("/s: moves completed per second (all sessions). "
+          "Latency: move sent → script_finished received (server side). skipped: 2 s beats a "
           "session missed because its previous move was still running. MB/idle: (RSS with the "
           "sessions open and idle − RSS before) / sessions. RSS MB: before / idle / after the "
           "moves. CPU in cores (of 2) over the moving phase.")
     for row in rows:
         for error in row["errors"][:5]:
             print(f"  error at {row['sessions']} sessions: {error}")
+
+
+# ── One session at a time ─────────────────────────────────────────────────────────────────────
+
+
+async def single_run(moves: int) -> list[dict]:
+    """Per page, with nothing else on the server: move latency and server CPU per move."""
+    rows = []
+    with streamlit_server() as (pid, port):
+        slugs = await pages_with_sliders(port)
+        for slug in slugs:
+            session = Session(port, slug)
+            await session.open()
+            latencies = []
+            cpu_before = cpu_seconds(pid)
+            for _ in range(moves):
+                latencies.append(await session.move())
+            cpu = (cpu_seconds(pid) - cpu_before) / moves
+            await session.close()
+            rows.append({"page": slug, "p50": statistics.median(latencies),
+                         "p95": percentile(latencies, 0.95), "cpu": cpu,
+                         "fragment": session.widgets[session.slider_id].fragment_id != ""})
+    return rows
+
+
+def print_single(rows: list[dict], moves: int) -> None:
+    print(f"One session at a time, {moves} moves of each page's main slider (server side)")
+    print(f"{'page':<22}{'p50 ms':>8}{'p95 ms':>8}{'CPU ms/move':>13}  reruns")
+    for row in rows:
+        print(f"{row['page']:<22}{1000 * row['p50']:>8.0f}{1000 * row['p95']:>8.0f}"
+              f"{1000 * row['cpu']:>13.0f}  {'its fragment' if row['fragment'] else 'the whole page'}")
+    mean_cpu = statistics.fmean(row["cpu"] for row in rows)
+    print(f"Mean CPU per move over the mix: {1000 * mean_cpu:.0f} ms, so one process (one core "
+          f"under the GIL) serves at most ~{1 / mean_cpu:.0f} moves/s, i.e. "
+          f"~{2 / mean_cpu:.0f} sessions moving every 2 s, before queueing.")
 
 
 # ── Churn ─────────────────────────────────────────────────────────────────────────────────────
@@ -662,6 +710,10 @@ def main() -> None:
     load.add_argument("--max-seconds", type=float, default=300, help="cap on the moving phase")
     load.add_argument("--ramp-per-second", type=float, default=10, help="sessions opened per second")
     load.add_argument("--idle-seconds", type=float, default=5, help="settle time before RSS samples")
+    load.add_argument("--replicas", type=int, default=1,
+                      help="servers sharing the sessions (sticky, round robin)")
+    single = commands.add_parser("single", help="one session at a time: cost of a move per page")
+    single.add_argument("--moves", type=int, default=15)
     churn = commands.add_parser("churn", help="sessions that come and go, sampling server RSS")
     churn.add_argument("--minutes", type=float, default=30)
     churn.add_argument("--concurrent", type=int, default=25)
@@ -682,8 +734,10 @@ def main() -> None:
 
     if args.command == "load":
         rows = [asyncio.run(load_run(n, args.moves, args.max_seconds, args.ramp_per_second,
-                                     args.idle_seconds)) for n in args.sessions]
+                                     args.idle_seconds, args.replicas)) for n in args.sessions]
         print_load(rows)
+    elif args.command == "single":
+        print_single(asyncio.run(single_run(args.moves)), args.moves)
     elif args.command == "churn":
         print_churn(asyncio.run(churn_run(args.minutes, args.concurrent, args.lifetime,
                                           args.sample_seconds)))
