@@ -5,7 +5,7 @@ is injected into the live page by Playwright. A violation is ours when its eleme
 content we write: markdown and captions (lesson text, widget labels), headings, and Plotly
 charts (titles, axis labels, annotations). Plotly's own toolbar inside a chart, and all of
 Streamlit's chrome (sidebar navigation, toolbar, widget internals), are theirs: listed by
-`python tests/test_accessibility.py`, and shown here when a test fails, but not failed on.
+`python -m tests.test_accessibility`, and shown here when a test fails, but not failed on.
 
 Skips where Chromium or node_modules/axe-core is missing; REQUIRE_BROWSER=1 makes that a
 failure.
