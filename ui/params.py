@@ -107,7 +107,7 @@ def epsilon_slider(key: str, default: float = 1.0, options: Sequence[float] = EP
 
 
 def delta_slider(key: str, default: float = 1e-5, options: Sequence[float] = DELTAS,
-                 label: str = "δ (failure probability)") -> float:
+                 label: str = "δ (the slack in the guarantee)") -> float:
     return choice_slider(label, options, default, key,
                          help="δ should be much smaller than 1/n.")
 
