@@ -232,6 +232,7 @@ def median_view(kind: str, n: int, lower: float, upper: float, epsilon: float, s
         "view_x": view_x, "view_p": view_p, "view_err": view_err, "draw": draw,
         "sweep_eps": sweep_eps, "sweep_n": sweep_n,
         "sensitivity": medians.median_sensitivity(lower, upper, n),
+        "laplace_clipped": medians.laplace_median_clipped_share(data, lower, upper, epsilon),
         "bins": len(medians.histogram_edges(lower, upper, discrete)) - 1,
     }
 
@@ -271,8 +272,16 @@ def median_demo() -> None:
         for col, name, label in zip(cols, charts.MEDIAN_LABELS, ["exp. mech.", "Laplace", "histogram"],
                                     strict=True):
             col.metric(label, fmt(errors_now[name]), help="mean rank error, in people")
-    lessons.render(SLUG, "med-laplace", sens=fmt(view["sensitivity"]), eps=epsilon,
-                   b=fmt(view["sensitivity"] / epsilon), width=fmt(upper - lower),
+    scale, width = view["sensitivity"] / epsilon, upper - lower
+    if math.isclose(scale, width):
+        compare = "exactly the width of the range"
+    elif scale > width:
+        compare = f"{scale / width:.3g} times the width of the range"
+    else:
+        compare = f"{scale / width:.0%} of the range's width"
+    lessons.render(SLUG, "med-laplace" if scale >= width or math.isclose(scale, width)
+                   else "med-laplace-narrow", sens=fmt(view["sensitivity"]), eps=epsilon,
+                   b=fmt(scale), width=fmt(width), compare=compare, ends=view["laplace_clipped"],
                    parity="even" if n % 2 == 0 else "odd")
     left, right = st.columns(2, gap="large")
     with left:

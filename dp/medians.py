@@ -4,6 +4,7 @@
     rank_error                       how far an output's rank is from n/2, in people
     median_sensitivity               global sensitivity of the median on [lower, upper]
     laplace_median                   median + Lap(Δ/ε), clipped (and rounded for levels)
+    laplace_median_clipped_share     how much of that output clipping moves onto the range's ends
     histogram_edges, histogram_median   noisy histogram, then where its running total passes n/2
     level_median_probabilities       the exponential mechanism over the levels lower..upper
     expected_rank_errors             mean rank error of all three, for many ε at once
@@ -97,6 +98,22 @@ def laplace_median(data, lower, upper, epsilon, rng, size=None, discrete=False) 
     scale = median_sensitivity(lower, upper, data.size) / epsilon
     z = rng.laplace(0.0, 1.0, size)
     return _laplace_median_outputs(_clipped_median(data, lower, upper), scale, z, lower, upper, discrete)
+
+
+def laplace_median_clipped_share(data, lower, upper, epsilon) -> float:
+    """Pr[median + Lap(b) lands outside [lower, upper]], b = Δ/ε: the share of `laplace_median`'s
+    outputs that clipping moves onto an end of the range. With m the clipped median,
+
+        ½·e^{−(m − lower)/b} + ½·e^{−(upper − m)/b},
+
+    the two Laplace tails beyond the ends (Pr[Lap(b) > s] = ½e^{−s/b} for s ≥ 0).
+    """
+    lower, upper = check.interval("lower", lower, "upper", upper)
+    epsilon = check.positive("epsilon", epsilon)
+    data = check.finite_array("data", data)
+    scale = median_sensitivity(lower, upper, data.size) / epsilon
+    median = _clipped_median(data, lower, upper)
+    return 0.5 * math.exp(-(median - lower) / scale) + 0.5 * math.exp(-(upper - median) / scale)
 
 
 def histogram_edges(lower, upper, discrete=False, width=0.05) -> np.ndarray:

@@ -71,6 +71,19 @@ def test_laplace_median_piles_up_at_the_ends():
     assert np.all(levels == np.round(levels)) and np.all((levels >= 1) & (levels <= 16))
 
 
+def test_laplace_median_clipped_share_is_the_share_clipping_moves_to_the_ends():
+    # Data at 0.25 on [0, 1], n even, ε = 1: b = ½, share = ½e^{−0.5} + ½e^{−1.5}, in closed form
+    # and against the sampled outputs that sit exactly on an end (6 binomial standard errors).
+    data = np.full(10, 0.25)
+    share = medians.laplace_median_clipped_share(data, 0, 1, 1.0)
+    assert share == pytest.approx(0.5 * math.exp(-0.5) + 0.5 * math.exp(-1.5), rel=1e-12)
+    out = medians.laplace_median(data, 0, 1, 1.0, np.random.default_rng(5), size=200_000)
+    assert abs(np.mean((out == 0) | (out == 1)) - share) < 6 * math.sqrt(share * (1 - share) / 200_000)
+    # b ≥ the range's width keeps the share at or above e^{−½}, wherever the median sits.
+    for m in [0.0, 0.3, 0.5, 1.0]:
+        assert medians.laplace_median_clipped_share(np.full(4, m), 0, 1, 0.5) >= math.exp(-0.5) - 1e-12
+
+
 def test_histogram_edges():
     assert medians.histogram_edges(1, 16, discrete=True).tolist() == list(np.arange(0.5, 17))
     assert medians.histogram_edges(0, 1).size == 21

@@ -7,6 +7,7 @@ The generic tests in test_pages.py only see the first tab; these cover the rest.
 from __future__ import annotations
 
 import json
+import re
 import urllib.parse
 
 import pytest
@@ -195,3 +196,32 @@ def test_every_tab_loads_and_its_first_slider_moves_a_plot(page, app_url):
             wait_for_app(page)
         page.wait_for_function(f"({_PLOT_DATA})().join() !== {json.dumps(before)}.join()", timeout=20_000)
         assert page.locator("[data-testid=stException]").count() == 0, tab
+
+
+# --- live sentences at the settings that once broke them (issue 13) --------------------------------
+
+def _markdown(at) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize(("params", "expected", "absent"), [
+    ({}, "= **1**, exactly the width of the range. So the Laplace output lands almost anywhere",
+     "Laplace on the median."),
+    # ε = 5, n = 1000 on [0, 1]: b = 0.5/5 = 0.1, a tenth of the range (it once said "as large as").
+    ({"exp_med_eps": "5", "exp_med_n": "1000"}, "= **0.1**, 10% of the range's width.",
+     "lands almost anywhere"),
+    ({"exp_med_eps": "0.1"}, "= **5**, 5 times the width of the range.", "Laplace on the median."),
+])
+def test_the_laplace_median_sentence_compares_b_with_the_live_range(params, expected, absent):
+    at = _open("Private median", **params)
+    assert_clean(at)
+    text = _markdown(at)
+    assert expected in text and absent not in text
+
+
+def test_the_laplace_median_clipped_share_is_the_live_tail_probability():
+    # Defaults: n = 100, range [0, 1], ε = 0.5, so b = 1. The sentence's share is
+    # ½e^{−m} + ½e^{−(1 − m)} for the live median m, ≥ e^{−½} = 61% whatever m is.
+    at = _open("Private median")
+    share = int(re.search(r"(\d+)% of the draws fall outside it", _markdown(at)).group(1))
+    assert 61 <= share <= 100
