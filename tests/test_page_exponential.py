@@ -10,6 +10,7 @@ import json
 import re
 import urllib.parse
 
+import numpy as np
 import pytest
 
 from tests.conftest import app_test, assert_clean, lesson, wait_for_app
@@ -201,7 +202,8 @@ def test_every_tab_loads_and_its_first_slider_moves_a_plot(page, app_url):
 # --- live sentences at the settings that once broke them (issue 13) --------------------------------
 
 def _markdown(at) -> str:
-    return " ".join(m.value for m in at.markdown)
+    """Every markdown block, joined, with line breaks and runs of spaces as single spaces."""
+    return " ".join(" ".join(m.value for m in at.markdown).split())
 
 
 @pytest.mark.parametrize(("params", "expected", "absent"), [
@@ -225,3 +227,19 @@ def test_the_laplace_median_clipped_share_is_the_live_tail_probability():
     at = _open("Private median")
     share = int(re.search(r"(\d+)% of the draws fall outside it", _markdown(at)).group(1))
     assert 61 <= share <= 100
+
+
+def test_the_shading_example_really_moves_the_argmax_price():
+    # auc-truthful: with bids 1, 1, 3.01 the best price is 3.01; shading 3.01 to 1 drops it to 1.
+    # (With the notes' 1, 1, 1, 3.01 the best price is already 1, so shading would change nothing.)
+    from dp import auction
+
+    def best_price(bids):
+        bids = np.array(bids)
+        prices = np.unique(bids)
+        return float(prices[np.argmax(auction.revenue(bids, prices))])
+
+    assert best_price([1, 1, 3.01]) == 3.01 and best_price([1, 1, 1]) == 1
+    assert best_price([1, 1, 1, 3.01]) == best_price([1, 1, 1, 1]) == 1
+    at = _open("Auction")
+    assert "With bids 1, 1 and 3.01, that price is 3.01" in _markdown(at)
