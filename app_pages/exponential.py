@@ -93,7 +93,8 @@ def selection_demo() -> None:
         sensitivity = choice_slider("Δu (how much one person can move any score)", [0.5, 1, 2, 5, 10],
                                     1, "exp_sel_du")
         t = range_slider("t in the utility theorem", 0.0, 5.0, 1.0, "exp_sel_t", step=0.5)
-        show_notes = st.toggle("Also show the notes' exp(εu/Δu), which is 2ε-DP", key="exp_sel_notes")
+        show_notes = st.toggle("Also show the notes' exp(εu/Δu), which is 2ε-DP in general",
+                               key="exp_sel_notes")
         st.caption(f"Candidates and scores: edit, add or delete rows (2 to {MAX_CANDIDATES}).")
         table = table_editor("exp_sel_table", DEFAULT_CANDIDATES, {
             "candidate": st.column_config.TextColumn("candidate", max_chars=40),

@@ -243,3 +243,10 @@ def test_the_shading_example_really_moves_the_argmax_price():
     assert best_price([1, 1, 1, 3.01]) == best_price([1, 1, 1, 1]) == 1
     at = _open("Auction")
     assert "With bids 1, 1 and 3.01, that price is 3.01" in _markdown(at)
+
+
+def test_the_notes_formula_is_called_2eps_in_general_and_eps_for_one_way_scores():
+    at = _open("Selection")
+    text = _markdown(at)
+    assert "in general it is only 2ε-DP" in text and "For those it is ε-DP" in text
+    assert "spends twice the budget" not in text
