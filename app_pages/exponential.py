@@ -368,7 +368,13 @@ def auction_demo() -> None:
               key="exp_auc_prices")
     with controls:
         if menu == "bids":
-            st.warning(lessons.section_text(SLUG, "auc-menu-bids"), icon="⚠️")
+            public = auction.price_grid(cap)
+            st.warning(lessons.section_text(
+                SLUG, "auc-menu-bids", eps=epsilon, cap=fmt(cap), grid_size=f"{len(public):,}",
+                bids_size=f"{len(prices):,}", bids_du=fmt(sensitivity),
+                bids_loss=fmt(-auction.utility_threshold(0.0, epsilon, sensitivity, len(prices), 1.0)),
+                grid_loss=fmt(-auction.utility_threshold(0.0, epsilon, float(public.max()), len(public),
+                                                         1.0))), icon="⚠️")
         lessons.render(SLUG, "auc-formula", du=fmt(sensitivity), menu=f"{len(prices):,}",
                        coef=epsilon / (2 * sensitivity))
         a, b = st.columns(2)

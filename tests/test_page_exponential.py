@@ -250,3 +250,14 @@ def test_the_notes_formula_is_called_2eps_in_general_and_eps_for_one_way_scores(
     text = _markdown(at)
     assert "in general it is only 2ε-DP" in text and "For those it is ε-DP" in text
     assert "spends twice the budget" not in text
+
+
+def test_the_public_menu_caution_shows_the_live_cost_of_the_menu():
+    # Defaults: bids 1, 1, 1, 3.01 at ε = 1. The loss 2Δu(ln|R| + 1)/ε is 2·3.01·(ln 2 + 1) = 10.2
+    # on the menu of bids and 2·5·(ln 500 + 1) = 72.1 on the public menu up to 5.
+    at = _open("Auction")
+    caution = " ".join(w.value for w in at.warning if "public menu" in w.value).split()
+    text = " ".join(caution)
+    assert "the loss is **10.2** on this menu of bids (|R| = 2, Δu = 3.01)" in text
+    assert "**72.1** on the public menu of 500 prices up to 5" in text
+    assert "costs only" not in text
