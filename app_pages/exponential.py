@@ -129,10 +129,28 @@ def selection_demo() -> None:
     with plot:
         chart(charts.selection_sweep_figure(SWEEP_EPSILONS, names, sweep, epsilon),
               width="stretch", key="exp_sel_sweep")
-    lessons.render(SLUG, "sel-notice", eps=epsilon, top=names[0], opt=scores[0], p_top=probabilities[0],
-                   uniform=1 / len(scores), k=len(scores), gap=scores[0] - threshold,
-                   threshold=threshold, p_below=p_below, bound=math.exp(-t), t=t,
-                   notes_p_top=notes[0])
+    tied = int(np.sum(scores == scores[0]))
+    at_max = exponential_probabilities(scores, max(EPSILONS), sensitivity)[0]
+    if tied == len(scores):
+        top_phrase = f"**{names[0]}**, like every candidate (all share the score {scores[0]:g}),"
+        limits = "All scores are equal, so every bar sits on that line at every ε."
+    elif tied > 1:
+        top_phrase = f"**{names[0]}**, one of the {tied} candidates tied at the top score {scores[0]:g},"
+        limits = ("Slide ε toward 0 and every bar moves to that uniform line: the high bars sink and "
+                  f"the low ones rise. Slide it up and the {tied} tied candidates share almost "
+                  f"everything: at ε = {max(EPSILONS):g} each of them gets {at_max:.1%}.")
+    else:
+        top_phrase = f"the top candidate **{names[0]}** (score {scores[0]:g})"
+        limits = ("Slide ε toward 0 and every bar moves to that uniform line: the high bars sink and "
+                  "the low ones rise. Slide it up and the top bar grows toward 100%: at "
+                  f"ε = {max(EPSILONS):g} it gets {at_max:.1%}.")
+    same = f"{notes[0]:.1%}" == f"{probabilities[0]:.1%}"
+    lessons.render(SLUG, "sel-notice", eps=epsilon, top=f"**{names[0]}**", opt=scores[0],
+                   p_top=probabilities[0], uniform=1 / len(scores), k=len(scores),
+                   gap=scores[0] - threshold, threshold=threshold, p_below=p_below,
+                   bound=math.exp(-t), t=t, notes_p_top=notes[0], top_phrase=top_phrase,
+                   limits=limits, notes_lead="That is no better here, and" if same
+                   else "That looks better, but")
 
 
 # --- 2. Most common disease -------------------------------------------------------------------------

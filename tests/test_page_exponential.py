@@ -261,3 +261,21 @@ def test_the_public_menu_caution_shows_the_live_cost_of_the_menu():
     assert "the loss is **10.2** on this menu of bids (|R| = 2, Δu = 3.01)" in text
     assert "**72.1** on the public menu of 500 prices up to 5" in text
     assert "costs only" not in text
+
+
+def test_selection_limits_say_low_bars_rise_and_respect_ties():
+    at = _open("Selection")
+    text = _markdown(at)
+    assert "the high bars sink and the low ones rise" in text and "every bar sinks" not in text
+    assert "the top candidate **Influenza** (score 48)" in text
+    assert re.search(r"at ε = 10 it gets 100\.0%", text)
+    # Two candidates tied at the top: neither "takes everything"; at ε = 10 they share it.
+    at = _edit(_open("Selection"), "exp_sel_table", edited={1: {"score": 48.0}})
+    text = _markdown(at)
+    assert "one of the 2 candidates tied at the top score 48" in text
+    assert "each of them gets 50.0%" in text
+    # All equal: the bars sit on the uniform line at every ε.
+    at = _edit(_open("Selection"), "exp_sel_table",
+               edited={i: {"score": 1.0} for i in range(6)})
+    text = _markdown(at)
+    assert "every bar sits on that line at every ε" in text and "That is no better here" in text
