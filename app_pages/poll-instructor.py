@@ -5,10 +5,10 @@ import math
 import numpy as np
 import streamlit as st
 
+from classroom import store
 from dp.rr_inference import rr_half_width, rr_running_estimates
 from ui import lessons
 from ui import poll as ui_poll
-from ui import poll_store as store
 from ui.charts.poll import estimate_figure, precision_figure
 from ui.params import EPSILONS, choice_slider, number_label, url_value
 from ui.show import chart

@@ -4,9 +4,9 @@ import math
 
 import streamlit as st
 
+from classroom import store
 from ui import lessons
 from ui import poll as ui_poll
-from ui import poll_store as store
 from ui.params import url_value
 
 SLUG = ui_poll.JOIN_SLUG

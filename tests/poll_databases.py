@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from ui import poll_store
+from classroom import store
 
 POSTGRES_URL = os.environ.get("DPLAB_TEST_POSTGRES_URL")
 REQUIRE_POSTGRES = os.environ.get("REQUIRE_POSTGRES") == "1"
@@ -34,6 +34,6 @@ def database_url(backend: str, tmp_path) -> str:
 
 
 def open_engine(url: str):
-    engine = poll_store.make_engine(url)
-    poll_store.ensure_schema(engine)
+    engine = store.make_engine(url)
+    store.ensure_schema(engine)
     return engine

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
+from classroom import store
 from tests.conftest import serve_app, wait_for_app
-from ui import poll_store as store
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 

@@ -16,9 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from sqlalchemy import select, text
 
+from classroom import store
+from classroom.store import Submission
 from tests.poll_databases import BACKENDS, database_url, open_engine
-from ui import poll_store as store
-from ui.poll_store import Submission
 
 STUDENTS = 200
 REPEATERS = 40  # sessions that also submit again (double clicks, reruns), some three times

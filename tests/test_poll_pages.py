@@ -12,8 +12,8 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
+from classroom import store
 from tests.conftest import app_test, assert_clean, chart_specs, lesson, page_text
-from ui import poll_store as store
 
 INSTRUCTOR = lesson("poll-instructor")
 JOIN = lesson("poll-join")

@@ -1,4 +1,4 @@
-"""ui.poll_store against a real database: SQLite always, PostgreSQL when DPLAB_TEST_POSTGRES_URL is set."""
+"""classroom.store against a real database: SQLite always, PostgreSQL when DPLAB_TEST_POSTGRES_URL is set."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import secrets
 import pytest
 from sqlalchemy import inspect, select, text
 
+from classroom import store
+from classroom.store import Submission
 from tests.poll_databases import BACKENDS, database_url, open_engine, sqlite_url
-from ui import poll_store as store
-from ui.poll_store import Submission
 
 LN3 = math.log(3)
 
@@ -196,3 +196,14 @@ def test_create_poll_validates_its_input(tmp_path):
     with pytest.raises(store.PollInputError, match="ε"):
         store.create_poll(engine, "Q?", store.PROTOCOL_EPSILON, 0)
     engine.dispose()
+
+
+def test_classroom_imports_without_streamlit():
+    # DESIGN.md: classroom/ is the data layer, with no Streamlit (nor plotly) imports.
+    import subprocess
+    import sys
+
+    probe = ("import sys; sys.modules['streamlit'] = None; sys.modules['plotly'] = None\n"
+             "import classroom.store\n"
+             "assert not any(m.startswith(('streamlit', 'plotly')) for m in sys.modules if sys.modules[m])")
+    subprocess.run([sys.executable, "-c", probe], check=True, cwd=store.ROOT)

@@ -1,7 +1,7 @@
 """The live class poll's Streamlit side: the one cached database engine, links and QR codes,
 the server's coin flips, and the widgets both poll pages share.
 
-Storage is in ui.poll_store (no Streamlit); the debiasing maths in dp.rr_inference.
+Storage is in classroom.store (no Streamlit); the debiasing maths in dp.rr_inference.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import streamlit as st
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
+from classroom import store
 from dp import randomized_response, rr_keep_probability
 from dp.local_dp import coin_report
-from ui import poll_store as store
 
 log = logging.getLogger(__name__)
 
