@@ -13,12 +13,14 @@ from dp.budget import (
     at_least,
     attack_threshold,
     average_sd,
+    advanced_split_crossover,
     averaged_laplace_samples,
     combine_answers,
-    disclosure_budget,
     first_inside,
+    laplace_disclosure_budget,
     laplace_half_width,
     per_query_epsilon,
+    pooling_penalty,
     question_sensitivity,
     running_mean_band,
     settled_from,
@@ -44,7 +46,23 @@ AUDIT_COUNTS = (4, 3)  # D with the patient, D′ without (Δ = 1)
 TOTALS = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
 GAMES_KEY = "budget_games"
 MAX_GAMES = 20  # games kept per session, one per hidden dataset
-SPLIT_KS = np.unique(np.geomspace(1, 1000, 40).round().astype(int))
+# Every k up to 100 (where advanced composition overtakes basic), then log-spaced to 1000.
+SPLIT_KS = np.unique(np.concatenate([np.arange(1, 101),
+                                     np.geomspace(100, 1000, 25).round().astype(int)]))
+BLOG_QUERIES = 130  # the blog post's "at least (about) 130 queries"
+SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def readable(x: float) -> str:
+    """A large number for prose: 22,026 or 5.1 × 10²⁶."""
+    if x < 1e6:
+        return f"{x:,.0f}"
+    mantissa, exponent = f"{x:.1e}".split("e")
+    return f"{mantissa} × 10{str(int(exponent)).translate(SUPERSCRIPTS)}"
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
 def attack_horizon(m_star: int) -> int:
@@ -62,7 +80,9 @@ def run_summary(runs: np.ndarray) -> dict:
     hit = runs[runs > 0]
     q1, median, q3 = np.percentile(hit, [25, 50, 75]) if hit.size else (0, 0, 0)
     return {"sim_median": float(median), "sim_q1": float(q1), "sim_q3": float(q3),
-            "sim_never": 100 * float(np.mean(runs == 0)), "runs": SIM_RUNS}
+            "sim_fit": 100 * float(np.mean(runs > 0)), "runs": SIM_RUNS,
+            "sim_by_blog": 100 * float(np.mean((runs > 0) & (runs <= BLOG_QUERIES))),
+            "blog_queries": BLOG_QUERIES}
 
 
 st.title("Averaging attacks and the budget")
@@ -108,12 +128,17 @@ def attack_demo() -> None:
                       else f"no query among the {horizon:,} drawn")
     settled_text = (f"from query {settled:,} on" if settled
                     else "only now and then: it was outside again at the last query")
+    first_points = lessons.section_text(
+        SLUG, "attack-first-wide" if b >= CORRIDOR else "attack-first-narrow", b=b)
     lessons.render(SLUG, "attack-notice", eps=epsilon, b=b, truth=truth, m_star=m_star,
+                   first_points=first_points,
                    disclosed_text=disclosed_text, settled_text=settled_text,
-                   spent=m_star * epsilon, e_spent=float(np.exp(min(m_star * epsilon, 700))),
+                   spent=m_star * epsilon, e_spent=readable(float(np.exp(min(m_star * epsilon, 700)))),
+                   raw=attack_threshold(epsilon, 1.0, CORRIDOR, CONFIDENCE),
+                   raw_half=attack_threshold(epsilon / 2, 1.0, CORRIDOR, CONFIDENCE),
                    horizon=horizon, **runs)
     if epsilon == BLOG_EPS:
-        lessons.render(SLUG, "blog-compare", m_star=m_star, **runs)
+        lessons.render(SLUG, "blog-compare", m_star=m_star, spent=m_star * epsilon, **runs)
     else:
         lessons.render(SLUG, "blog-hint", blog_eps=BLOG_EPS)
 
@@ -144,8 +169,12 @@ def audit_demo() -> None:
             event_label=f"{{mean of the {k} answers ≥ {threshold:.2f}}}",
             cache_key=("budget-averaged", epsilon, k, AUDIT_COUNTS),
         )
-    lessons.render(SLUG, "audit-notice", eps=epsilon, k=k, total=k * epsilon,
-                   certified=certified, threshold=threshold, ratio=certified / epsilon)
+    values = {"eps": epsilon, "k": k, "total": k * epsilon, "certified": certified,
+              "threshold": threshold, "ratio": certified / epsilon}
+    values["result"] = lessons.section_text(
+        SLUG, ("audit-result-one" if k == 1 else "audit-result-many")
+        + ("" if certified <= k * epsilon else "-over"), **values)
+    lessons.render(SLUG, "audit-notice", **values)
 
 
 audit_demo()
@@ -205,6 +234,11 @@ def split_curves(total: float, delta_prime: float) -> dict[str, np.ndarray]:
     return {"each_basic": each_basic, "each_advanced": each_advanced, "average_basic": average}
 
 
+@st.cache_data(max_entries=128, show_spinner=False)
+def split_crossover(total: float, delta_prime: float) -> int | None:
+    return advanced_split_crossover(total, delta_prime, int(SPLIT_KS[-1]))
+
+
 @st.fragment
 def game_demo() -> None:
     copy_link(SLUG, "game_demo")
@@ -257,7 +291,8 @@ def game_demo() -> None:
             st.success(lessons.section_text(SLUG, "game-repeated", times=repeated, eps=epsilon))
         if refusal:
             st.error(refusal, icon="🛑")
-        lessons.render(SLUG, "game-status", eps=epsilon, left=accountant.affordable(epsilon),
+        lessons.render(SLUG, "game-status", eps=epsilon,
+                       left=plural(accountant.affordable(epsilon), "more answer"),
                        questions=len(game.log))
         if game.log:
             st.dataframe(log_table(game), hide_index=True, width="stretch", height=260)
@@ -270,12 +305,22 @@ def game_demo() -> None:
         estimate, half = combine_answers([e.answer for e in same],
                                          [laplace_scale(sensitivity, e.epsilon) for e in same],
                                          CONFIDENCE)
-        pooled_eps = sum(e.epsilon for e in same)
+        epsilons = [e.epsilon for e in same]
+        pooled_eps = sum(epsilons)
+        factor = pooling_penalty(epsilons)
+        if factor < 1.1:
+            single_section = "game-pooled-single-close"
+        elif max(epsilons) - min(epsilons) <= 1e-9 * pooled_eps:
+            single_section = "game-pooled-single-equal"
+        else:
+            single_section = "game-pooled-single-mixed"
+        single = lessons.section_text(SLUG, single_section, k=len(same), factor=factor,
+                                      best=laplace_half_width(sensitivity / pooled_eps))
         lessons.render(SLUG, "game-pooled", k=len(same), question=QUESTIONS[question].label,
                        estimate=show_answer(question, estimate), half=half, pooled=pooled_eps,
-                       best=laplace_half_width(sensitivity / pooled_eps))
+                       single=single)
         if QUESTIONS[question].kind == "count":
-            needed = disclosure_budget(sensitivity, CORRIDOR, CONFIDENCE)
+            needed = laplace_disclosure_budget(sensitivity, CORRIDOR, CONFIDENCE)
             if game.total < needed:
                 section = "game-pooled-stopped"
             elif half <= CORRIDOR:
@@ -293,16 +338,14 @@ def game_demo() -> None:
                                   game.total, delta_prime, CORRIDOR,
                                   asked=len(game.log)),
               width="stretch", key="budget_split_chart")
-    crossover = next((int(k) for k, basic, adv in zip(SPLIT_KS, curves["each_basic"],
-                                                      curves["each_advanced"], strict=True)
-                      if adv < basic), None)
+    crossover = split_crossover(game.total, delta_prime)
     with text:
         lessons.render(SLUG, "split-notice", total=game.total, dprime=delta_prime,
                        one=curves["each_basic"][0], ten=curves["each_basic"][SPLIT_KS == 10][0],
                        hundred=curves["each_basic"][SPLIT_KS == 100][0],
                        avg_hundred=curves["average_basic"][SPLIT_KS == 100][0],
                        crossover=f"{crossover:,}" if crossover else "more than 1,000",
-                       needed=disclosure_budget(1.0, CORRIDOR, CONFIDENCE))
+                       needed=laplace_disclosure_budget(1.0, CORRIDOR, CONFIDENCE))
         st.page_link("app_pages/composition.py", label="Composition: basic, advanced and exact",
                      icon="➕")
 
@@ -312,8 +355,9 @@ def game_demo() -> None:
         st.button("🔓 Reveal the data (ends this game)", key="budget_game_reveal",
                   on_click=game.reveal)
     else:
-        lessons.render(SLUG, "revealed", spent=accountant.spent, total=accountant.total,
-                       questions=len(game.log))
+        lessons.render(SLUG, "revealed" if game.log else "revealed-empty",
+                       spent=accountant.spent, total=accountant.total,
+                       questions=plural(len(game.log), "question"))
         truths = [{"question": q.label,
                    "true answer": show_answer(key, true_answer(game.data, key), exact=True),
                    "Δ (replace-one)": round(question_sensitivity(key, game.n), 3)}

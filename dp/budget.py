@@ -191,6 +191,56 @@ def disclosure_budget(sensitivity=1.0, half_width=0.5, confidence=0.95) -> float
     return z_value(confidence) * math.sqrt(2) * sensitivity / half_width
 
 
+def laplace_disclosure_budget(sensitivity=1.0, half_width=0.5, confidence=0.95) -> float:
+    """The smallest total ε_T with which one Laplace answer lies within ± half_width at 95%.
+
+    One answer at ε_T has scale b = Δ/ε_T and Pr[|Y| > t] = e^{−t/b}, so its exact interval
+    is ± b·ln(1/(1 − confidence)) (`laplace_half_width`), inside ± h once
+    ε_T > Δ·ln(1/(1 − confidence))/h: ln 20/0.5 ≈ 5.99 for a count at 95% and h = ½.
+    Spending ε_T on one answer is the best split for averaging: k answers of ε_i (Σε_i = ε_T)
+    pool to a standard deviation `pooling_penalty` times larger. `disclosure_budget` is
+    the normal-approximation version, z·√2·Δ/h ≈ 5.54, which is optimistic for one answer.
+    """
+    sensitivity = check.positive("sensitivity", sensitivity)
+    half_width = check.positive("half_width", half_width)
+    return laplace_half_width(sensitivity, confidence) / half_width
+
+
+def pooling_penalty(epsilons) -> float:
+    """How many times wider the pooled answers are than one answer bought with their total ε.
+
+    k Laplace answers to one query at ε_1 … ε_k (scales Δ/ε_i, variances 2Δ²/ε_i²) pool,
+    weighted by precision, to variance 2Δ²/Σε_i²; one answer at Σε_i has variance
+    2Δ²/(Σε_i)². The ratio of standard deviations is
+
+        Σε_i / √(Σε_i²) ≥ 1   (Cauchy–Schwarz),
+
+    exactly √k when all ε_i are equal, and close to 1 when one answer holds almost all of ε.
+    """
+    epsilons = check.finite_array("epsilons", epsilons)
+    if epsilons.ndim != 1 or epsilons.size == 0 or np.any(epsilons <= 0):
+        raise ValueError("epsilons must hold one number > 0 per answer")
+    return float(epsilons.sum() / np.sqrt(np.sum(epsilons**2)))
+
+
+def advanced_split_crossover(total, delta_prime, k_max=1000) -> int | None:
+    """The smallest k ≤ k_max at which advanced composition lets each of k queries spend more.
+
+    Compares `per_query_epsilon(total, k, δ′)` with basic composition's ε_T/k, for every
+    k = 1, 2, … in turn (no grid skips a k). For small per-query ε advanced composition costs
+    about ε·√(2k·ln(1/δ′)), less than kε once k > 2·ln(1/δ′) (about 28 at δ′ = 10⁻⁶); its
+    second term kε(e^ε − 1) pushes the crossover later for large budgets. None if advanced
+    composition never wins up to k_max.
+    """
+    total = check.positive("total", total)
+    delta_prime = check.open_unit("delta_prime", delta_prime)
+    k_max = check.count("k_max", k_max)
+    for k in range(1, k_max + 1):
+        if per_query_epsilon(total, k, delta_prime) > total / k:
+            return k
+    return None
+
+
 def per_query_epsilon(total, k, delta_prime=None) -> float:
     """The ε each of k queries may use so that all k together stay within the budget.
 

@@ -382,3 +382,54 @@ def test_ask_until_refused_after_reveal_raises():
     game.reveal()
     with pytest.raises(GameOver):
         game.ask_until_refused("smokers", 0.1)
+
+
+# --- issue 13: the exact disclosure bar, the pooling penalty, the split crossover ----------
+
+
+def test_laplace_disclosure_budget_is_ln_20_over_half_width():
+    from dp.budget import laplace_disclosure_budget
+    assert laplace_disclosure_budget() == pytest.approx(math.log(20) / 0.5, rel=1e-12)
+    bar = laplace_disclosure_budget(2.0, 0.5, 0.9)
+    # One answer at exactly that ε_T has its exact interval at ± 0.5.
+    assert laplace_half_width(2.0 / bar, 0.9) == pytest.approx(0.5, rel=1e-12)
+    assert laplace_disclosure_budget() > disclosure_budget()  # the normal bar is optimistic
+
+
+@SETTINGS
+@given(st.lists(st.floats(0.01, 10), min_size=1, max_size=30))
+def test_pooling_penalty_compares_pooled_and_single_standard_deviations(epsilons):
+    from dp.budget import pooling_penalty
+    _, pooled_half = combine_answers(np.zeros(len(epsilons)), [1 / e for e in epsilons])
+    single_sd = math.sqrt(2) / sum(epsilons)
+    assert pooled_half / Z95 == pytest.approx(pooling_penalty(epsilons) * single_sd, rel=1e-9)
+    assert 1 - 1e-12 <= pooling_penalty(epsilons) <= math.sqrt(len(epsilons)) * (1 + 1e-12)
+
+
+def test_pooling_penalty_is_root_k_for_equal_epsilons_and_rejects_bad_input():
+    from dp.budget import pooling_penalty
+    assert pooling_penalty([0.1] * 10) == pytest.approx(math.sqrt(10), rel=1e-12)
+    for bad in ([], [0.1, 0.0], [[0.1]]):
+        with pytest.raises(ValueError, match="epsilons"):
+            pooling_penalty(bad)
+
+
+@pytest.mark.parametrize("total", [0.1, 1.0, 10.0])
+@pytest.mark.parametrize("delta_prime", [1e-12, 1e-6, 0.1])
+def test_advanced_split_crossover_is_the_first_k_where_advanced_spends_more(total, delta_prime):
+    from dp.budget import advanced_split_crossover
+    k = advanced_split_crossover(total, delta_prime)
+    assert k is not None and k > 1
+    assert per_query_epsilon(total, k, delta_prime) > total / k
+    assert all(per_query_epsilon(total, j, delta_prime) <= total / j for j in range(1, k))
+    # and advanced composition keeps winning after it (checked up to k = 200)
+    assert all(per_query_epsilon(total, j, delta_prime) > total / j for j in range(k, 200))
+    # for small budgets it sits just above 2·ln(1/δ′), where √(2k ln(1/δ′)) drops below k
+    if total <= 1:
+        assert 2 * math.log(1 / delta_prime) < k <= 2 * math.log(1 / delta_prime) + 5
+
+
+def test_advanced_split_crossover_default_is_30_and_none_past_k_max():
+    from dp.budget import advanced_split_crossover
+    assert advanced_split_crossover(1.0, 1e-6) == 30
+    assert advanced_split_crossover(1.0, 1e-6, k_max=29) is None

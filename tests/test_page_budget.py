@@ -4,6 +4,8 @@ session isolation, and the page's chart builders."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -165,3 +167,70 @@ def test_split_figure_is_log_log_with_three_series():
     fig = charts.split_figure(ks, [3, 30, 300], [16, 20, 40], [2.8, 8.8, 28], 1.0, 1e-6, asked=3)
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
     assert len([t for t in fig.data if t.mode == "lines"]) == 3
+
+
+# --- issue 13: every live sentence true at every setting -----------------------------------
+
+
+def test_pooled_answers_say_how_much_more_precise_one_answer_would_have_been():
+    # Ten answers at ε = 0.1 pool to ± z·√2/(0.1·√10) = ± 8.77; one answer at ε = 1 has
+    # Laplace's exact ± ln 20 = ± 3.00 and a standard deviation √10 = 3.16 times smaller.
+    at = _clean(app_test(LESSON))
+    _ask(at, "heart_attack", "0.1", button="budget_game_repeat")
+    text = page_text(at)
+    assert "± 8.77" in text and "± 3.00" in text
+    assert "3.16 times more precise" in text and "√k = √10" in text
+    assert "about as precise" not in text
+    assert "ln 20/0.5 ≈ 5.99" in text and "5.54" not in text
+
+
+def test_pooled_answers_with_mixed_epsilons_give_the_cauchy_schwarz_factor():
+    at = _clean(app_test(LESSON))
+    _ask(at, "heart_attack", "0.5")
+    _ask(at, "heart_attack", "0.1")
+    # (0.5 + 0.1)/√(0.25 + 0.01) = 1.18
+    assert "1.18 times more precise" in page_text(at) and "Σε/√(Σε²)" in page_text(at)
+    close = _clean(app_test(LESSON))
+    _ask(close, "smokers", "0.7")
+    _ask(close, "smokers", "0.01")
+    # (0.7 + 0.01)/√(0.49 + 0.0001) = 1.014: one answer holds almost all of the ε
+    assert "only 1.01 times more precise" in page_text(close)
+
+
+def test_blog_comparison_treats_130_as_a_threshold():
+    at = _clean(app_test(LESSON))
+    text = page_text(at)
+    assert "one random run" not in text
+    assert "gives 126" in text and "gives 128" in text
+    share = re.search(r"only (\d+)% of the runs had fitted by answer\s+130", text)
+    # 9.7% of runs fit by m = 130 (20,000 runs); with 400 runs the sd is 1.5 points.
+    assert share and 5 <= int(share.group(1)) <= 15
+
+
+def test_split_crossover_is_the_exact_k_not_a_grid_point():
+    at = _clean(app_test(LESSON))
+    text = page_text(at)
+    assert "once\nk reaches 30," in text or "once k reaches 30," in text.replace("\n", " ")
+    assert "failure probability" not in text
+    assert "ε_T > ln 20/0.5 ≈ 5.99" in text
+
+
+def test_small_budget_counts_answers_in_the_singular():
+    at = _clean(app_test(LESSON, {"budget_game_total": "0.1"}))
+    assert "buys **1 more answer**" in " ".join(m.proto.body for m in at.markdown)
+
+
+def test_reveal_after_no_questions_mentions_no_log():
+    at = _clean(app_test(LESSON))
+    at.button(key="budget_game_reveal").click()
+    text = page_text(_clean(at.run()))
+    assert "You asked no questions" in text and "In the log" not in text
+
+
+def test_attack_notice_at_large_epsilon_and_audit_at_one_answer():
+    at = _clean(app_test(LESSON, {"budget_avg_eps": "5", "budget_audit_k": "1"}))
+    text = page_text(at)
+    assert "so the first points jump around" not in text
+    assert "even the first points land close to the truth" in text
+    assert "A single answer (k = 1) certifies" in text and "k = 1 answers" not in text
+    assert "from 1.2 to 4.9" in text  # the formula's bound before rounding, at ε = 5 and 2.5
