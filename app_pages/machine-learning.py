@@ -14,6 +14,7 @@ from dp.learning import (
     advantage_bound,
     bayes_accuracy,
     canary_event,
+    canary_event_probabilities,
     canary_models,
     confidence,
     dp_gd_mu,
@@ -59,7 +60,7 @@ LOCAL_EPOCH_OPTIONS = [1, 2, 5]
 RECORDS_PER_CLIENT = 20
 ROUNDS = 10
 UPDATE_CLIP = 1.0
-AUDIT_SAMPLES = 20_000  # tiny models trained on each of D and D′, on demand
+AUDIT_SAMPLES = 100_000  # tiny models trained on each of D and D′, on demand
 
 FED_RECORDS = 8000  # records per FedAvg experiment, over all repeats
 FED_TEST = 2000
@@ -226,7 +227,9 @@ def dp_training(n: int, d: int, l2: float) -> None:
         st.info(lessons.section_text(SLUG, "dpgd-above-bound", **values))
 
     with st.container(border=True):
-        lessons.render(SLUG, "audit", samples=AUDIT_SAMPLES)
+        p_d, p_d_prime = canary_event_probabilities(sigma, clip, epochs)
+        lessons.render(SLUG, "audit", samples=AUDIT_SAMPLES, mu=mu, p_d=p_d, p_d_prime=p_d_prime,
+                       event_loss=math.log(p_d / p_d_prime))
         if st.toggle("Run the audit", key="ml_audit_on",
                      help=f"Trains {AUDIT_SAMPLES:,} tiny models on each of D and D′ "
                           "with your ε, C and T."):

@@ -235,7 +235,8 @@ def dp_gd_mu(sigma, steps, clip_norm) -> float:
     return 2 * clip_norm * math.sqrt(steps) / sigma
 
 
-def train_dp_gd(X, y, sigma, clip_norm, steps, rng, learning_rate=LEARNING_RATE) -> np.ndarray:
+def train_dp_gd(X, y, sigma, clip_norm, steps, rng, learning_rate=LEARNING_RATE,
+                canary=None) -> np.ndarray:
     """Full-batch DP-GD for logistic regression, from w₀ = 0:
 
         w_{t+1} = w_t − η·(Σ_i clip_C(g_i(w_t)) + N(0, σ²I)) / n,   t = 0, …, T − 1.
@@ -245,6 +246,10 @@ def train_dp_gd(X, y, sigma, clip_norm, steps, rng, learning_rate=LEARNING_RATE)
     without its privacy. `sigma` is one noise level, or a 1-D array of k levels trained side
     by side on the same data (a sweep). Returns w_T, of shape (*batch, d), or (*batch, k, d)
     for an array of levels. Releasing every iterate costs no more privacy than w_T alone.
+
+    `canary` is for audits: a vector g_c of length ≤ C that one more record adds to the sum at
+    every step, whatever w is (a "gradient canary", Nasr et al. 2021). The average then divides
+    by n + 1. The guarantee covers it, because it holds for any clipped gradients of length ≤ C.
     """
     rng = check.generator(rng)
     X = check.finite_array("X", X)
@@ -256,50 +261,81 @@ def train_dp_gd(X, y, sigma, clip_norm, steps, rng, learning_rate=LEARNING_RATE)
     steps = check.count("steps", steps)
     learning_rate = check.positive("learning_rate", learning_rate)
     n, d = X.shape[-2:]
+    injected = np.zeros((d, 1))  # the canary's gradient, as a column: added to every level
+    if canary is not None:
+        injected = check.finite_array("canary", canary).reshape(d, 1)
+        if np.linalg.norm(injected) > clip_norm * (1 + 1e-12):
+            raise ValueError(f"canary must have length ≤ clip_norm = {clip_norm}")
+        n += 1
     batch = np.broadcast_shapes(X.shape[:-2], y.shape[:-1])
-    X = np.broadcast_to(X, (*batch, n, d))
+    X = np.broadcast_to(X, (*batch, X.shape[-2], d))
     XT = np.ascontiguousarray(np.swapaxes(X, -1, -2))
     row_norms = np.linalg.norm(X, axis=-1)
     W = np.zeros((*batch, d, levels.size))  # one column per noise level
     for _ in range(steps):
         noise = levels * rng.standard_normal(W.shape)
-        W = W - learning_rate * (_clipped_sum_columns(X, XT, row_norms, y, W, clip_norm) + noise) / n
+        total = _clipped_sum_columns(X, XT, row_norms, y, W, clip_norm) + injected + noise
+        W = W - learning_rate * total / n
     W = np.swapaxes(W, -1, -2)
     return W if levels.ndim else W[..., 0, :]
 
 
 # --- auditing DP-GD --------------------------------------------------------------------------
 
-# The auditor's worst-case pair of neighbours (replace-one): three ordinary records and a
-# "canary" x = ∓CANARY_SIZE·e₁ with y = 1. At any w near 0 the canary's gradient is huge and is
-# clipped to +C·e₁ in D and to −C·e₁ in D′, so the two sums differ by the full Δ₂ = 2C.
-CANARY_BASE = np.array([[0.3, 0.1], [-0.2, 0.4], [0.1, -0.3]])
-CANARY_LABELS = np.array([1.0, 0.0, 1.0, 1.0])
-CANARY_SIZE = 100.0
+# The auditor's worst-case pair of neighbours (replace-one). D holds three ordinary records and a
+# canary; D′ swaps the canary for another. A real record's clipped gradient changes with w: a
+# huge x = −100·e₁ with y = 1 pulls with full force only until the model fits it, then its
+# gradient (σ(w·x) − 1)·x fades away. So the canary is injected as a gradient instead (Nasr et
+# al. 2021): +C·e₁ in D and −C·e₁ in D′, at every step, whatever w is. The ordinary records lie
+# along e₂, so they never move w[0], and the two clipped sums differ by exactly Δ₂ = 2C at every
+# step.
+CANARY_RECORDS = np.array([[0.0, 0.3], [0.0, -0.4], [0.0, 0.2]])
+CANARY_LABELS = np.array([1.0, 0.0, 1.0])
+CANARY_N = CANARY_LABELS.size + 1  # n, counting the canary
+CANARY_EVENT_SPREADS = 2.0  # S = {w_T[0] < −2 spreads}, fixed before sampling
 
 
-def canary_data(in_d: bool) -> tuple[np.ndarray, np.ndarray]:
-    """D (in_d=True: canary at −CANARY_SIZE·e₁) or its neighbour D′ (canary at +CANARY_SIZE·e₁)."""
-    canary = [[-CANARY_SIZE if in_d else CANARY_SIZE, 0.0]]
-    return np.vstack([CANARY_BASE, canary]), CANARY_LABELS
+def canary_gradient(in_d: bool, clip_norm) -> np.ndarray:
+    """The canary's clipped gradient at every step: +C·e₁ in D (in_d=True), −C·e₁ in D′."""
+    clip_norm = check.positive("clip_norm", clip_norm)
+    return np.array([clip_norm if in_d else -clip_norm, 0.0])
 
 
 def canary_models(in_d: bool, sigma, clip_norm, steps, rng, size) -> np.ndarray:
-    """w_T of `size` independent DP-GD runs on D or D′ (`canary_data`), shape (size, 2).
+    """w_T of `size` independent DP-GD runs on D or D′, shape (size, 2).
 
-    The runs share one data set, so they are trained as columns of one weight matrix
-    (`train_dp_gd` with `size` copies of σ): every step is a single matrix product.
+    w_T[0] = −(η/n)·Σ_t (±C + σ·z_t): a Gaussian with mean ∓ηCT/n and sd ησ√T/n, so the
+    two data sets are told apart exactly as well as μ-GDP allows, μ = 2C√T/σ: no pair of
+    neighbours is harder to hide. The runs share one data set, so they are trained as
+    columns of one weight matrix (`train_dp_gd` with `size` copies of σ).
     """
     size = check.count("size", size)
-    X, y = canary_data(in_d)
-    return train_dp_gd(X, y, np.full(size, check.non_negative("sigma", sigma)), clip_norm, steps, rng)
+    sigmas = np.full(size, check.non_negative("sigma", sigma))
+    return train_dp_gd(CANARY_RECORDS, CANARY_LABELS, sigmas, clip_norm, steps, rng,
+                       canary=canary_gradient(in_d, clip_norm))
+
+
+def _canary_spread(sigma, steps) -> float:
+    """The sd of the noise summed into w_T[0]: ησ√T/n."""
+    return LEARNING_RATE * sigma * math.sqrt(steps) / CANARY_N
 
 
 def canary_event(weights, sigma, steps) -> np.ndarray:
-    """S = {w_T : w_T[0] < −2·s}, s = σ√T/n the spread of the noise summed into w_T[0] (η = 1):
-    the side that D's canary pushes towards, two spreads out. Fixed before sampling."""
-    spread = sigma * math.sqrt(steps) / CANARY_LABELS.size
-    return np.asarray(weights)[:, 0] < -2 * spread
+    """S = {w_T : w_T[0] < −2·s}, s = ησ√T/n the spread of the noise summed into w_T[0]: the
+    side that D's canary pushes towards, two spreads out. Fixed before sampling."""
+    return np.asarray(weights)[:, 0] < -CANARY_EVENT_SPREADS * _canary_spread(sigma, steps)
+
+
+def canary_event_probabilities(sigma, clip_norm, steps) -> tuple[float, float]:
+    """(Pr[S | D], Pr[S | D′]) exactly: with μ = 2C√T/σ, w_T[0]/s is N(∓μ/2, 1), so
+
+        Pr[S | D] = Φ(−2 + μ/2),   Pr[S | D′] = Φ(−2 − μ/2).
+
+    ln of their ratio is the most an audit with this S can certify, however many samples.
+    """
+    sigma = check.positive("sigma", sigma)
+    half_mu = dp_gd_mu(sigma, steps, clip_norm) / 2
+    return float(ndtr(-CANARY_EVENT_SPREADS + half_mu)), float(ndtr(-CANARY_EVENT_SPREADS - half_mu))
 
 
 # --- membership inference ---------------------------------------------------------------------

@@ -189,3 +189,40 @@ def test_confidence_chart_shows_shares_that_sum_to_100():
     fig = charts.confidence_chart(np.full(10, 0.99), np.linspace(0, 1, 50, endpoint=False))
     for trace in fig.data:
         assert sum(trace.y) == pytest.approx(100)
+
+
+# --- the worst-case audit (issue 13: the canary must pull with full force at every step) ----------
+
+
+def test_audit_section_states_the_worst_case_and_the_events_exact_limit(default_run):
+    text = " ".join(page_text(default_run).split())
+    # Defaults: ε = 1, C = 1, T = 10, so μ = 2C√T/σ = 2/σ₁ = 0.268 and the event's exact loss is
+    # ln(Φ(−2 + μ/2)/Φ(−2 − μ/2)) = ln(3.10%/1.64%) = 0.636.
+    assert "μ-GDP with μ = 0.268" in text
+    assert "= **0.636** here (3.10% against 1.64%)" in text
+    assert "injected into training as a gradient" in text
+
+
+def test_default_audit_certifies_what_the_theory_predicts():
+    # 100,000 models per side; hit counts within 5 binomial sds of their exact means bound the ε̂
+    # that ui.audit.certified_epsilon (both directions at α/2 = 0.025) can give: 0.335 to 0.755.
+    from dp.audit import clopper_pearson_lower, clopper_pearson_upper
+    from dp.learning import canary_event_probabilities, dp_gd_sigma
+
+    samples = 100_000
+    p_d, p_d_prime = canary_event_probabilities(dp_gd_sigma(1.0, 1e-5, 1.0, 10), 1.0, 10)
+
+    def epsilon_hat(p, q, z):  # hits of p z sds up, of q z sds down (z < 0 swaps the extremes)
+        hits = samples * p + z * (samples * p * (1 - p)) ** 0.5
+        hits_prime = samples * q - z * (samples * q * (1 - q)) ** 0.5
+        low = clopper_pearson_lower(min(samples, max(0, round(hits))), samples, 0.0125)
+        high = clopper_pearson_upper(min(samples, max(0, round(hits_prime))), samples, 0.0125)
+        return max(0.0, float(np.log(low / high))) if low > 0 else 0.0
+
+    low = epsilon_hat(p_d, p_d_prime, -5)
+    high = max(epsilon_hat(p_d, p_d_prime, 5), epsilon_hat(1 - p_d_prime, 1 - p_d, 5))
+    at = app_test(LESSON)
+    at.toggle(key="ml_audit_on").set_value(True).run()
+    assert_clean(at)
+    certified = float(next(m.value for m in at.metric if m.label.startswith("Certified")))
+    assert 0.3 < low - 1e-3 <= certified <= min(high, 1.0) + 1e-3  # the metric shows 3 digits
