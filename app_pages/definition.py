@@ -265,12 +265,14 @@ def testing_demo() -> None:
     controls, plot = st.columns([1, 1.6], gap="medium")
     with controls:
         epsilon = _epsilon("def_hyp_eps", 1.0)
-        delta = choice_slider("δ (failure probability)", DELTAS, 0.0, "def_hyp_delta", format_func=number_label)
+        delta = choice_slider("δ (the slack in the guarantee)", DELTAS, 0.0, "def_hyp_delta", format_func=number_label)
     figure, numbers = _testing_view(epsilon, delta)
     with plot:
         chart(figure, width="stretch", key="def_region")
     with controls:
-        lessons.render(SLUG, "hypothesis-notice", **numbers)
+        # The Laplace count's threshold tests touch the boundary only when it is the δ = 0 one.
+        roc = lessons.section_text(SLUG, "roc-on-edge" if delta == 0 else "roc-below-edge")
+        lessons.render(SLUG, "hypothesis-notice", roc_sentence=roc, **numbers)
 
 
 testing_demo()
@@ -356,7 +358,8 @@ def game_demo() -> None:
         if tally["rounds"]:
             chart(charts.game_tally(tally["history"], ceiling, laplace_best),
                   width="stretch", key="def_game_tally")
-    lessons.render(SLUG, "game-notice", ceiling=ceiling, laplace_best=laplace_best)
+    lessons.render(SLUG, "game-notice", ceiling=ceiling, laplace_best=laplace_best,
+                   shortfall=f"{100 * (ceiling - laplace_best):.1f} points")
 
 
 _quiz("game")
@@ -372,11 +375,13 @@ def _group_view(epsilon: float, k: int):
     b = laplace_scale(1, epsilon)
     x = np.union1d(np.linspace(100 - 6 * b, 100 + k + 6 * b, 601), [100, 100 + k])
     figure = charts.densities(x, laplace_density(x, 100, b), laplace_density(x, 100 + k, b), 100, 100 + k,
-                              label_d="without the group", label_d_prime=f"with all {k}",
+                              label_d="without the group", label_d_prime=f"with all {k}" if k > 1 else "with them",
                               title=f"Noise for one person, ε = {epsilon:g}, hiding a group of {k}",
                               x_title="released count")
     numbers = {"eps": epsilon, "k": k, "group_eps": group_epsilon,
-               "group_ratio": _tex_number(math.exp(group_epsilon)), "count_with": 100 + k}
+               "group_ratio": _tex_number(math.exp(group_epsilon)), "count_with": 100 + k,
+               "weaker": "a group of one keeps the full guarantee" if k == 1
+               else f"the group's guarantee is {k} times weaker"}
     return figure, numbers
 
 

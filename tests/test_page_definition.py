@@ -9,7 +9,13 @@ import numpy as np
 import pytest
 
 from dp.attacks import max_true_positive_rate
-from dp.privacy_loss import laplace_density, laplace_privacy_loss
+from dp.privacy_loss import (
+    laplace_density,
+    laplace_guess_accuracy,
+    laplace_privacy_loss,
+    laplace_roc,
+    max_guess_accuracy,
+)
 from tests.conftest import app_test, lesson, page_text
 from ui.charts import definition as charts
 
@@ -162,3 +168,75 @@ def test_game_tally_chart_shows_running_accuracy():
     fig = charts.game_tally([True, False, True, True], ceiling=0.731, laplace_best=0.697)
     assert list(fig.data[0].y) == [1.0, 0.5, pytest.approx(2 / 3), 0.75]
     assert {shape.y0 for shape in fig.layout.shapes} == {0.731, 0.697, 0.5}
+
+
+# --- sentences that hold only under a condition (issue 13) ------------------------------------
+
+
+def _one_line(at) -> str:
+    return " ".join(page_text(at).split())
+
+
+def test_the_odds_bound_states_its_condition_and_the_twin_counterexample(session):
+    text = _one_line(session)
+    assert "This holds whatever output she sees and whatever else she knows." not in text
+    assert "**when the other records are fixed** (Luthor knows them all) **or, in her beliefs, independent of Patrick's**" in text
+    assert "multiplies an attacker's odds about one person by at most $e^{\\varepsilon}$, when the other records are fixed or independent" in text
+    assert "any attacker's odds" not in text
+    # Patrick's twin is in exactly when he is: a Δ = 1 Laplace count at ε = 1 (b = 1) then
+    # compares counts c and c + 2. Far above both, Anna's 40% prior becomes:
+    c, y = 100.0, 110.0
+    posterior_twin = 0.4 * laplace_density(y, c + 2, 1.0) / (
+        0.4 * laplace_density(y, c + 2, 1.0) + 0.6 * laplace_density(y, c, 1.0))
+    posterior_alone = 0.4 * laplace_density(y, c + 1, 1.0) / (
+        0.4 * laplace_density(y, c + 1, 1.0) + 0.6 * laplace_density(y, c, 1.0))
+    assert f"{100 * posterior_twin:.1f}" == "83.1" and f"{100 * posterior_alone:.1f}" == "64.4"
+    assert "move Anna from 40% to **83.1%** sure, past the 64.4% that the odds bound gives" in text
+    assert "No free lunch" in text and "Kasiviswanathan" in text
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-6, 0.01, 0.2])
+def test_the_laplace_roc_touches_the_boundary_only_at_delta_zero(delta):
+    epsilon = 1.0
+    fpr, tpr = laplace_roc(np.linspace(-12, 13, 2001), 1.0, 1.0)
+    gap = max_true_positive_rate(fpr, epsilon, delta) - tpr
+    inside = (fpr > 1e-9) & (fpr < 1 - 1e-9)
+    assert gap.min() >= -1e-12  # never above the boundary
+    if delta == 0:
+        assert np.sum(gap[inside] < 1e-12) > 100  # eager and cautious thresholds sit on it
+    else:
+        assert gap[inside].min() > 0  # a pure ε-DP count stays strictly below a lifted boundary
+    at = app_test(LESSON, {"def_hyp_delta": str(delta) if delta else "0"})
+    assert not at.exception
+    text = _one_line(at)
+    on_edge = "It runs along the edge for cautious and for eager thresholds" in text
+    below = "its curve stays below this boundary: it follows the δ = 0 edge" in text
+    assert (on_edge, below) == ((True, False) if delta == 0 else (False, True))
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 2.0, 5.0])
+def test_the_game_notice_gives_the_laplace_shortfall_live(epsilon):
+    at = app_test(LESSON, {"def_game_eps": f"{epsilon:g}"})
+    shortfall = 100 * (max_guess_accuracy(epsilon) - laplace_guess_accuracy(100, 101, 1 / epsilon))
+    assert f"of the time, {shortfall:.1f} points less," in _one_line(at)
+    assert "a little less" not in _one_line(at)
+
+
+def test_blog_pictures_are_what_the_notice_says_about_them(session):
+    # "nearly half at ε = 0.2 and almost none at ε = 10", "the rug marks barely overlap".
+    session.button(key="def_blog_small").click().run()
+    assert "On average 9.3 of 20 would." in _one_line(session)
+    session.button(key="def_blog_large").click().run()
+    text = _one_line(session)
+    assert "On average 0.3 of 20 would." in text
+    assert "**0 of the 20 outputs of $M(D)$**" in text or "**1 of the 20 outputs of $M(D)$**" in text
+    session.button(key="def_blog_small").click().run()
+
+
+@pytest.mark.parametrize(("k", "phrase"), [(1, "so a group of one keeps the full guarantee."),
+                                           (3, "so the group's guarantee is 3 times weaker."),
+                                           (10, "so the group's guarantee is 10 times weaker.")])
+def test_group_notice_at_every_group_size(k, phrase):
+    at = app_test(LESSON, {"def_group_k": str(k)})
+    assert phrase in _one_line(at)
+    assert "hides one person well" not in _one_line(at)
