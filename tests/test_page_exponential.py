@@ -117,8 +117,9 @@ def test_an_empty_median_range_says_what_to_change():
 
 
 def _edit(at, key: str, edited=None, added=None, deleted=None):
-    at.session_state[key] = {"edited_rows": edited or {}, "added_rows": added or [],
-                             "deleted_rows": deleted or []}
+    # The editor is drawn under a per-session key (ui/tables.py); edits go to that key.
+    at.session_state[at.session_state[f"{key}_widget"]] = {
+        "edited_rows": edited or {}, "added_rows": added or [], "deleted_rows": deleted or []}
     return at.run()
 
 
@@ -279,3 +280,15 @@ def test_selection_limits_say_low_bars_rise_and_respect_ties():
                edited={i: {"score": 1.0} for i in range(6)})
     text = _markdown(at)
     assert "every bar sits on that line at every ε" in text and "That is no better here" in text
+
+
+def test_quiz_options_do_not_give_the_answer_away():
+    # Issue 14: the right option must not be the long one with its reason built in. Options are
+    # short and alike in form; the reasons belong in the explanation shown at the reveal.
+    from ui.lessons import quizzes
+
+    for quiz_id, q in quizzes("exponential").items():
+        others = [len(option) for i, option in enumerate(q.options) if i != q.answer]
+        assert len(q.options[q.answer]) <= max(others) + 5, quiz_id
+        for option in q.options:
+            assert not any(word in option for word in ("because", "since", ", so", "so that")), option

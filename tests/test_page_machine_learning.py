@@ -226,3 +226,15 @@ def test_default_audit_certifies_what_the_theory_predicts():
     assert_clean(at)
     certified = float(next(m.value for m in at.metric if m.label.startswith("Certified")))
     assert 0.3 < low - 1e-3 <= certified <= min(high, 1.0) + 1e-3  # the metric shows 3 digits
+
+
+def test_quiz_options_do_not_give_the_answer_away():
+    # Issue 14: the right option must not be the long one with its reason built in. Options are
+    # short and alike in form; the reasons belong in the explanation shown at the reveal.
+    from ui.lessons import quizzes
+
+    for quiz_id, q in quizzes("machine-learning").items():
+        others = [len(option) for i, option in enumerate(q.options) if i != q.answer]
+        assert len(q.options[q.answer]) <= max(others) + 5, quiz_id
+        for option in q.options:
+            assert not any(word in option for word in ("because", "since", ", so", "so that")), option
