@@ -2,10 +2,12 @@
 
 import streamlit as st
 
+import serve
 from ui.course import navigation
 from ui.presenter import link_asks_for_presenter_mode, presenter_style, presenter_toggle
 from ui.seeds import seed_controls
 
+serve.nodelay_in_process()  # no 40 ms Nagle stall per move under plain `streamlit run` (docs/NAGLE.md)
 st.set_page_config(page_icon="🔒", layout="wide",
                    initial_sidebar_state="collapsed" if link_asks_for_presenter_mode() else "auto")
 page = st.navigation(navigation(), expanded=True)

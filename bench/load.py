@@ -1,6 +1,7 @@
 """A lecture hall against one server: concurrent sessions moving sliders, and session churn.
 
     python bench/load.py load  [--sessions 25 50 100 200] [--moves 15] [--max-seconds 300]
+                               [--replicas N [--nginx]] [--every 2]
     python bench/load.py churn [--minutes 30] [--concurrent 25] [--lifetime 20]
     python bench/load.py single [--moves 15]
     python bench/load.py validate [slug ...]
@@ -22,7 +23,7 @@ sending every delta. The browser's drawing is not included (bench/browser.py mea
 of every page. N sessions open (ramped, `--ramp-per-second`), each on a page of the mix
 (every lesson page with a slider in the main area, round robin); after they idle, the
 server's resident memory gives MB per idle session. Then every session moves its page's
-main slider every 2 s (a move still in flight when the next is due skips that turn),
+main slider every 2 s (`--every`; a move still in flight when the next is due skips that turn),
 walking to the end of the range and back, for `--moves` moves or `--max-seconds`. Reports
 p50 / p95 of the move latency, errors (exceptions on the page, compile errors, timeouts,
 dropped connections), and server CPU.
@@ -48,10 +49,12 @@ import contextlib
 import math
 import os
 import random
+import secrets
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.parse
 import urllib.request
@@ -128,6 +131,44 @@ def streamlit_server():
             server.kill()
 
 
+@contextlib.contextmanager
+def nginx_deployment(replicas: int):
+    """deploy/replicas.py's set-up: replicas (python -m serve) behind nginx on free ports.
+    Yields (replica pids, replica ports, [nginx port], nginx master pid). The lesson pages
+    need no database; the poll's goes to $DPLAB_DATABASE_URL, or a temporary SQLite file."""
+    from deploy.replicas import deployment
+
+    with tempfile.TemporaryDirectory(prefix="dplab-load.") as scratch:
+        base = free_port_block(replicas)
+        database = os.environ.get("DPLAB_DATABASE_URL") or f"sqlite:///{scratch}/poll.sqlite3"
+        with deployment(replicas, f"127.0.0.1:{free_port()}", base, database,
+                        streamlit_options=tuple(SERVER_OPTIONS), log_to=Path(scratch)) as running:
+            print(f"(nginx {running.url}, pid {running.nginx_pid}; replicas "
+                  f"{running.replica_pids} on {running.replica_ports})", file=sys.stderr, flush=True)
+            yield (running.replica_pids, running.replica_ports,
+                   [int(running.url.rsplit(":", 1)[1])], running.nginx_pid)
+
+
+def free_port_block(count: int) -> int:
+    """The first of `count` consecutive free loopback ports."""
+    for _ in range(200):
+        base = random.randint(20_000, 60_000)
+        with contextlib.ExitStack() as stack:
+            try:
+                for port in range(base, base + count):
+                    stack.enter_context(socket.socket()).bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return base
+    raise RuntimeError("no block of free ports")
+
+
+def nginx_cpu_seconds(master: int) -> float:
+    """CPU time of nginx's master and its (live) worker processes."""
+    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    return cpu_seconds(master) + sum(cpu_seconds(int(pid)) for pid in children)
+
+
 def rss_mb(pid: int) -> float:
     """Resident memory of the server process, from /proc/<pid>/status."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -169,6 +210,8 @@ class Session:
     direction: int = 1
     ws: object = None
     last_sent: BackMsg | None = None
+    cookie: str = ""  # sent with the websocket handshake, e.g. nginx's route cookie (--nginx)
+    replica: str = ""  # the X-DPLab-Replica header of the handshake's answer, behind nginx
 
     @property
     def url(self) -> str:
@@ -178,7 +221,9 @@ class Session:
         """Connect and run the page once, as a browser tab opening the link; returns seconds."""
         self.ws = await asyncio.wait_for(connect(
             f"ws://127.0.0.1:{self.port}/_stcore/stream", subprotocols=["streamlit"],
+            additional_headers={"Cookie": self.cookie} if self.cookie else None,
             max_size=None, open_timeout=RUN_TIMEOUT), RUN_TIMEOUT)
+        self.replica = self.ws.response.headers.get("X-DPLab-Replica", "")
         message = BackMsg()
         message.rerun_script.page_name = self.slug
         self._add_context(message)
@@ -365,8 +410,10 @@ async def pages_with_sliders(port: int) -> list[str]:
 
 
 async def ramp_open(ports: list[int], slugs: list[str], count: int, per_second: float,
-                    errors: list[str]) -> tuple[list[Session], list[float]]:
-    sessions = [Session(ports[i % len(ports)], slugs[i % len(slugs)]) for i in range(count)]
+                    errors: list[str], cookies: bool = False) -> tuple[list[Session], list[float]]:
+    sessions = [Session(ports[i % len(ports)], slugs[i % len(slugs)],
+                        cookie=f"dplab_route={secrets.token_hex(16)}" if cookies else "")
+                for i in range(count)]
 
     async def open_one(i: int, session: Session) -> float | None:
         await asyncio.sleep(i / per_second)
@@ -405,29 +452,40 @@ async def move_every_two_seconds(session: Session, moves: int, stop_at: float,
 
 
 async def load_run(count: int, moves: int, max_seconds: float, per_second: float,
-                   idle_seconds: float, replicas: int = 1) -> dict:
+                   idle_seconds: float, replicas: int = 1, nginx: bool = False) -> dict:
     """One load level. With replicas > 1, that many servers share the sessions round robin,
-    as a load balancer with sticky sessions would; RSS and CPU are then their sums."""
+    as a load balancer with sticky sessions would; RSS and CPU are then their sums.
+    With nginx, the replicas run behind deploy/replicas.py's nginx and every session goes
+    through it with its own route cookie, as a browser would."""
     with contextlib.ExitStack() as stack:
-        servers = [stack.enter_context(streamlit_server()) for _ in range(replicas)]
-        pids, ports = [pid for pid, _ in servers], [port for _, port in servers]
+        proxy_pid = None
+        if nginx:
+            pids, ports, entry, proxy_pid = stack.enter_context(nginx_deployment(replicas))
+        else:
+            servers = [stack.enter_context(streamlit_server()) for _ in range(replicas)]
+            pids, ports = [pid for pid, _ in servers], [port for _, port in servers]
+            entry = ports
         for port in ports:
             slugs = await pages_with_sliders(port)
         await asyncio.sleep(idle_seconds)
         base_rss = sum(map(rss_mb, pids))
         errors: list[str] = []
-        sessions, open_times = await ramp_open(ports, slugs, count, per_second, errors)
+        sessions, open_times = await ramp_open(entry, slugs, count, per_second, errors, nginx)
         await asyncio.sleep(idle_seconds)
         idle_rss = sum(map(rss_mb, pids))
         latencies: list[float] = []
         skipped = [0]
         cpu_before, wall_before = sum(map(cpu_seconds, pids)), time.monotonic()
+        proxy_before = nginx_cpu_seconds(proxy_pid) if proxy_pid else 0.0
         client_before = time.process_time()
         stop_at = time.monotonic() + max_seconds
         await asyncio.gather(*(move_every_two_seconds(s, moves, stop_at, latencies, errors, skipped)
                                for s in sessions))
         wall = time.monotonic() - wall_before
         server_cpu = (sum(map(cpu_seconds, pids)) - cpu_before) / wall
+        proxy_cpu = (nginx_cpu_seconds(proxy_pid) - proxy_before) / wall if proxy_pid else None
+        per_replica = {r: sum(s.replica == r for s in sessions)
+                       for r in sorted({s.replica for s in sessions})}
         client_cpu = (time.process_time() - client_before) / wall
         busy_rss = sum(map(rss_mb, pids))
         await asyncio.gather(*(s.close() for s in sessions))
@@ -443,12 +501,15 @@ async def load_run(count: int, moves: int, max_seconds: float, per_second: float
         "base_rss": base_rss, "idle_rss": idle_rss, "busy_rss": busy_rss,
         "per_session_mb": (idle_rss - base_rss) / max(1, len(sessions)),
         "server_cpu": server_cpu, "client_cpu": client_cpu, "seconds": wall,
+        "proxy_cpu": proxy_cpu, "per_replica": per_replica if nginx else None,
     }
 
 
 def print_load(rows: list[dict]) -> None:
     print(f"Pages in the mix: {', '.join(rows[0]['pages'])}"
-          + (f"; {rows[0]['replicas']} server processes" if rows[0]["replicas"] > 1 else ""))
+          + (f"; {rows[0]['replicas']} server processes" if rows[0]["replicas"] > 1 else "")
+          + ("; behind nginx (deploy/replicas.py)" if rows[0]["proxy_cpu"] is not None else "")
+          + f"; a move every {MOVE_EVERY:g} s per session")
     print(f"{'sessions':>8}{'moves':>7}{'/s':>6}{'p50 ms':>8}{'p95 ms':>8}{'max ms':>8}{'skipped':>8}"
           f"{'errors':>7}{'open p95':>9}{'MB/idle':>8}{'RSS MB':>16}{'server CPU':>11}"
           f"{'client CPU':>11}")
@@ -461,10 +522,14 @@ def print_load(rows: list[dict]) -> None:
               f"{row['per_session_mb']:>8.2f}{rss:>16}{row['server_cpu']:>10.2f}c"
               f"{row['client_cpu']:>10.2f}c")
     print("/s: moves completed per second (all sessions). "
-          "Latency: move sent → script_finished received (server side). skipped: 2 s beats a "
+          "Latency: move sent → script_finished received (server side). skipped: beats a "
           "session missed because its previous move was still running. MB/idle: (RSS with the "
           "sessions open and idle − RSS before) / sessions. RSS MB: before / idle / after the "
           "moves. CPU in cores (of 2) over the moving phase.")
+    for row in rows:
+        if row["proxy_cpu"] is not None:
+            print(f"  {row['sessions']} sessions: nginx used {row['proxy_cpu']:.3f} of a core; "
+                  f"sessions per replica {row['per_replica']}")
     for row in rows:
         for error in row["errors"][:5]:
             print(f"  error at {row['sessions']} sessions: {error}")
@@ -702,6 +767,7 @@ def validate(slugs: list[str], moves: int) -> None:
 
 
 def main() -> None:
+    global MOVE_EVERY
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     load = commands.add_parser("load", help="N concurrent sessions moving sliders")
@@ -712,6 +778,11 @@ def main() -> None:
     load.add_argument("--idle-seconds", type=float, default=5, help="settle time before RSS samples")
     load.add_argument("--replicas", type=int, default=1,
                       help="servers sharing the sessions (sticky, round robin)")
+    load.add_argument("--nginx", action="store_true",
+                      help="run the replicas behind nginx with deploy/replicas.py (python -m "
+                           "serve each) and send every session through it with a route cookie")
+    load.add_argument("--every", type=float, default=MOVE_EVERY,
+                      help="seconds between one session's moves (default %(default)g)")
     single = commands.add_parser("single", help="one session at a time: cost of a move per page")
     single.add_argument("--moves", type=int, default=15)
     churn = commands.add_parser("churn", help="sessions that come and go, sampling server RSS")
@@ -733,8 +804,10 @@ def main() -> None:
         print(f"Server options on top of .streamlit/config.toml: {' '.join(SERVER_OPTIONS)}")
 
     if args.command == "load":
+        MOVE_EVERY = args.every
         rows = [asyncio.run(load_run(n, args.moves, args.max_seconds, args.ramp_per_second,
-                                     args.idle_seconds, args.replicas)) for n in args.sessions]
+                                     args.idle_seconds, args.replicas, args.nginx))
+                for n in args.sessions]
         print_load(rows)
     elif args.command == "single":
         print_single(asyncio.run(single_run(args.moves)), args.moves)
