@@ -27,6 +27,7 @@ from dp.learning import (
     shadow_attack,
     synthetic_data,
     train_dp_gd,
+    tpr_at_fpr,
     train_logistic,
 )
 from ui import lessons
@@ -163,10 +164,33 @@ with roc_plot:
                            title="Attack on the non-private model",
                            point=(base["tpr"], base["fpr"])),
           key="ml_roc_chart", **CHART)
-lessons.render(SLUG, "attack-notice", n=n, d=d, l2=l2, train=100 * base["train"],
-               test=100 * base["test"], gap=100 * (base["train"] - base["test"]),
+gap = round(100 * base["train"]) - round(100 * base["test"])  # as the two are shown, in points
+significant = base["advantage"] > 2 * base["advantage_se"]
+if gap >= 2:
+    more_sure = base["conf_members"].mean() > base["conf_others"].mean()
+    feeds = " " + lessons.section_text(SLUG, "attack-gap-feeds", chart_clause=(
+        " " + lessons.section_text(SLUG, "attack-gap-chart") if more_sure else ""))
+    gap_text = lessons.section_text(SLUG, "attack-gap", gap=gap, feeds=feeds if significant else "")
+else:
+    agree = {0: "are equal", 1: "differ by a single point"}.get(
+        abs(gap), f"differ by {abs(gap)} points, in favour of the fresh records")
+    gap_text = lessons.section_text(SLUG, "attack-no-gap", agree=agree)
+lead = base["roc_tpr"] - base["roc_fpr"]
+tpr5 = tpr_at_fpr(base["roc_fpr"], base["roc_tpr"], 0.05)
+if lead.max() < 0.05:
+    points = round(100 * lead.max())
+    roc_text = lessons.section_text(SLUG, "attack-roc-flat", within="on" if points == 0 else
+                                    f"within {points} point{'s' if points > 1 else ''} of")
+elif tpr5 < 0.10:
+    roc_text = lessons.section_text(SLUG, "attack-roc-late", tpr5=100 * tpr5)
+else:
+    roc_text = lessons.section_text(SLUG, "attack-roc-early", tpr5=100 * tpr5,
+                                    max_lead=100 * lead.max())
+lessons.render(SLUG, "attack-notice", n=f"{n:,}", d=d, l2=l2, train=100 * base["train"],
+               test=100 * base["test"], gap_text=gap_text, roc_text=roc_text,
                tpr=100 * base["tpr"], fpr=100 * base["fpr"], adv=base["advantage"],
-               adv_se=base["advantage_se"], models=repeats(n), half=repeats(n) // 2)
+               adv_se=base["advantage_se"], models=repeats(n), half=repeats(n) // 2,
+               adv_text="" if significant else lessons.section_text(SLUG, "attack-adv-noise") + " ")
 
 # --- 2. DP-GD -----------------------------------------------------------------------------
 

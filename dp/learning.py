@@ -359,6 +359,14 @@ def membership_roc(member_scores, nonmember_scores) -> tuple[np.ndarray, np.ndar
     return fpr, tpr
 
 
+def tpr_at_fpr(fpr, tpr, alpha) -> float:
+    """The best TPR on an ROC curve among the thresholds whose FPR is at most α (0 if none)."""
+    fpr, tpr = check.finite_array("fpr", fpr), check.finite_array("tpr", tpr)
+    alpha = check.non_negative("alpha", alpha)
+    allowed = fpr <= alpha
+    return float(tpr[allowed].max()) if np.any(allowed) else 0.0
+
+
 def best_threshold(member_scores, nonmember_scores) -> float:
     """The threshold τ that maximises TPR − FPR on these scores (the attacker calibrates it on
     shadow models it trained itself, then uses it on the target)."""

@@ -52,6 +52,7 @@ from dp.learning import (
     per_example_gradients,
     shadow_attack,
     synthetic_data,
+    tpr_at_fpr,
     train_dp_gd,
     train_logistic,
     true_weights,
@@ -420,6 +421,12 @@ def test_the_canary_event_never_claims_more_than_the_promise():
 
 
 # --- membership inference ---------------------------------------------------------------------
+
+
+def test_tpr_at_fpr_is_the_best_threshold_within_the_budget():
+    fpr, tpr = np.array([0.0, 0.02, 0.05, 0.05, 0.3, 1.0]), np.array([0.0, 0.1, 0.2, 0.25, 0.6, 1.0])
+    assert tpr_at_fpr(fpr, tpr, 0.05) == 0.25  # a tie at FPR 5% counts its higher TPR
+    assert tpr_at_fpr(fpr, tpr, 0.01) == 0.0 and tpr_at_fpr(fpr, tpr, 1.0) == 1.0
 
 
 def test_membership_roc_endpoints_monotone_and_auc():

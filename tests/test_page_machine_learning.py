@@ -238,3 +238,35 @@ def test_quiz_options_do_not_give_the_answer_away():
         assert len(q.options[q.answer]) <= max(others) + 5, quiz_id
         for option in q.options:
             assert not any(word in option for word in ("because", "since", ", so", "so that")), option
+
+
+# --- the attack's live sentences (issue 13: "the gap is memorisation", "a gap of 0 points") -------
+
+
+def _flat(at) -> str:
+    return " ".join(page_text(at).split())
+
+
+def test_the_train_test_gap_is_called_overfitting_and_memorisation_is_kept_apart(default_run):
+    text = _flat(default_run)
+    assert "99% of its own training records and on 72% of fresh ones. The difference, 27 points, " \
+           "is **overfitting**" in text
+    assert "This attacker feeds on it" in text
+    assert "The gap is memorisation" not in text
+    assert "even when they do not overfit" in text  # the Secret Sharer point, stated apart
+
+
+def test_with_no_gap_the_page_says_so_instead_of_a_gap_of_0_points():
+    # n = 1,000: train and test accuracy are both 83%, and the attack's advantage is noise.
+    text = _flat(app_test(LESSON, {"ml_n": "1000"}))
+    assert "a gap of 0 points" not in text and "The difference," not in text
+    assert "The two are equal, so this model does not overfit" in text
+    assert "That is within two standard errors of 0" in text
+    assert "Here the curve stays" in text and "Notice where the curve leaves" not in text
+
+
+def test_a_small_gap_with_a_noise_level_advantage_does_not_claim_the_attacker_feeds_on_it():
+    # n = 1,000, d = 50: a 3-point gap, but an advantage of 0.018 ± 0.011.
+    text = _flat(app_test(LESSON, {"ml_n": "1000", "ml_d": "50"}))
+    assert "The difference, 3 points, is **overfitting**" in text
+    assert "This attacker feeds on it" not in text and "within two standard errors of 0" in text
