@@ -6,8 +6,10 @@ import numpy as np
 import streamlit as st
 
 from dp import basic_composition, group_privacy, laplace_mechanism, posterior_bounds
+from dp.accounting import gaussian_zcdp_rho
 from dp.composition_curves import (
     advanced_crossover,
+    advanced_terms,
     gaussian_curves,
     laplace_curve,
     pure_dp_curves,
@@ -52,6 +54,15 @@ STEP_ACTIONS = {"round": "round to a whole number", "clamp": "clamp into [0, n]"
 
 def fmt(x: float) -> str:
     return f"{x:,.4g}" if abs(x) < 1e4 else f"{x:,.0f}"
+
+
+def percent(p: float) -> str:
+    """A belief as text, never rounded to a certainty it is not: 62.2%, more than 99.9%."""
+    if p > 0.999:
+        return "more than 99.9%"
+    if p < 0.001:
+        return "less than 0.1%"
+    return f"{p:.1%}"
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -177,17 +188,35 @@ def compare():
         base = pure_curves(epsilon, delta)
         laplace_ks, laplace = laplace_points(epsilon, delta, k)
         crossover = advanced_crossover(epsilon, delta)
-        values = {"k": f"{k:,}", "eps": epsilon, "delta": f"{delta:g}", "kstar": crossover,
+        terms = advanced_terms(epsilon, k, delta)
+        values = {"k": f"{k:,}", "queries": "query" if k == 1 else "queries", "eps": epsilon,
+                  "delta": f"{delta:g}", "kstar": crossover,
                   "basic": fmt(at_k(DENSE_KS, base["basic"], k)),
                   "advanced": fmt(at_k(DENSE_KS, base["advanced"], k)),
                   "optimal": fmt(at_k(DENSE_KS, base["optimal"], k)),
-                  "laplace": fmt(at_k(laplace_ks, laplace, k))}
+                  "laplace": fmt(at_k(laplace_ks, laplace, k)),
+                  "first": fmt(terms["first"]), "second": fmt(terms["second"]),
+                  "root": terms["root"], "slope": terms["slope"],
+                  "linear_from": terms["linear_from"]}
         lessons.render(SLUG, "numbers-pure", **values)
         if not np.isfinite(crossover):
+            if values["optimal"] != values["basic"]:
+                never = "never-optimal-under"
+            elif values["laplace"] == values["basic"]:
+                never = "never-optimal-same"
+            else:
+                never = "never-optimal-same-laplace-under"
+            values["optimal_text"] = lessons.section_text(SLUG, never, **values)
             lessons.render(SLUG, "notice-pure-never", **values)
         elif k < crossover:
+            same = values["laplace"] == values["optimal"]
+            values["optimal_text"] = lessons.section_text(
+                SLUG, "optimal-same-laplace" if same else "optimal-below-laplace", **values)
             lessons.render(SLUG, "notice-pure-below", **values)
         else:
+            values["growth"] = lessons.section_text(
+                SLUG, "growth-linear" if terms["second"] > terms["first"] else "growth-sqrt",
+                **values)
             lessons.render(SLUG, "notice-pure-above", **values)
     else:
         with slot.container():
@@ -195,12 +224,20 @@ def compare():
         curves = gauss_curves(sigma, delta)
         exact = at_k(DENSE_KS, curves["exact"], k)
         zcdp = at_k(DENSE_KS, curves["zcdp"], k)
+        rho = k * gaussian_zcdp_rho(sigma)
+        four_ln = 4 * np.log(1 / delta)
         values = {"k": f"{k:,}", "sigma": sigma, "delta": f"{delta:g}",
                   "eps0": fmt(at_k(DENSE_KS, curves["exact"], 1)),
                   "basic": fmt(at_k(DENSE_KS, curves["basic"], k)),
                   "advanced": fmt(at_k(DENSE_KS, curves["advanced"], k)),
-                  "zcdp": fmt(zcdp), "exact": fmt(exact),
-                  "zcdp_gap": zcdp / exact - 1 if exact > 0 else np.inf}
+                  "zcdp": fmt(zcdp), "exact": fmt(exact), "rho": rho, "four_ln": four_ln}
+        if exact > 0:
+            ratio = zcdp / exact
+            values["zcdp_gap"] = (f"{ratio - 1:.0%} above it" if ratio < 2
+                                  else f"{ratio:.1f} times as much")
+        values["rho_text"] = lessons.section_text(
+            SLUG, "rho-small" if rho < 0.1 * four_ln else "rho-medium" if rho < four_ln
+            else "rho-large", **values)
         lessons.render(SLUG, "numbers-gauss", **values)
         lessons.render(SLUG, "notice-gauss" if exact > 0 else "notice-gauss-zero", **values)
 
@@ -230,9 +267,11 @@ def groups():
         right.metric("δ for the group", f"{view['delta_g']:.2g}")
     with plot:
         chart(view["figure"], key="comp_grp_chart", **CHART)
-    lessons.render(SLUG, "group-notice", eps=epsilon, g=g, eps_g=view["eps_g"], delta=delta,
-                   delta_g=view["delta_g"], upper=view["upper"][g - 1],
-                   lower=view["lower"][g - 1], single=view["upper"][0])
+    lessons.render(SLUG, "group-notice" if g > 1 else "group-notice-one", eps=epsilon, g=g,
+                   eps_g=view["eps_g"], delta=delta, delta_g=view["delta_g"],
+                   delta_note=" (a δ of 1 promises nothing)" if view["delta_g"] >= 1 else "",
+                   upper=percent(view["upper"][g - 1]), lower=percent(view["lower"][g - 1]),
+                   single=percent(view["upper"][0]))
 
 
 groups()

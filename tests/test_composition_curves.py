@@ -169,3 +169,16 @@ def test_rounding_and_clamping_keep_epsilon(epsilon):
     # Tail cells near 1e-6 come from differences of CDF values near 1, so they carry a
     # relative round-off of about 1e-16/1e-6 = 1e-10: allow 1e-8 on the log ratio.
     assert np.max(np.abs(np.log(p / q))) <= epsilon + 1e-8
+
+
+def test_advanced_terms_add_up_to_advanced_composition_and_cross_where_stated():
+    from dp.accounting import advanced_composition
+    from dp.composition_curves import advanced_terms
+    for epsilon, k, delta_prime in [(0.1, 10, 1e-6), (0.5, 66, 1e-6), (0.5, 67, 1e-6), (2.0, 3, 0.1)]:
+        terms = advanced_terms(epsilon, k, delta_prime)
+        assert terms["first"] + terms["second"] == pytest.approx(
+            advanced_composition(epsilon, 0.0, k, delta_prime)[0], rel=1e-12)
+        assert (terms["second"] > terms["first"]) == (k > terms["linear_from"])
+    assert advanced_terms(0.5, 1, 1e-6)["linear_from"] == pytest.approx(65.7, abs=0.05)
+    assert advanced_terms(0.1, 1, 1e-6)["linear_from"] == pytest.approx(2498.1, abs=0.05)
+    assert advanced_terms(0.1, 1, 1e-6)["root"] == pytest.approx(5.26, abs=0.005)

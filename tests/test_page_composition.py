@@ -181,3 +181,62 @@ def test_ledger_chart_charges_only_the_data():
     fig = charts.ledger_chart(["answer", "round"], [0.5, 0.0], [True, False])
     assert list(fig.data[0].text) == ["ε = 0.5", "free (post-processing)"]
     assert "total ε = 0.5" in fig.layout.title.text
+
+
+# --- issue 13: every live sentence true at every setting -----------------------------------
+
+
+def _flat(at) -> str:
+    return " ".join(page_text(at).split())
+
+
+def test_growth_past_the_crossover_states_its_conditions():
+    # ε = 0.1, δ′ = 1e-6: the second term k·ε(e^ε − 1) takes over past
+    # 2 ln(1e6)/(e^0.1 − 1)² ≈ 2,498. At k = 100 the √k term is the larger; at 10,000 it is not.
+    sqrt_regime = _flat(app_test(LESSON, {"comp_k": "100"}))
+    assert "grows like √k, times the factor" in sqrt_regime and "= 5.3" in sqrt_regime
+    assert "Past k ≈ 2,498" in sqrt_regime and "widens like √k" not in sqrt_regime
+    linear = _flat(app_test(LESSON, {"comp_k": "10000"}))
+    assert "its second term" in linear and "= 105.2, is the larger one" in linear
+    assert "slope ε(e^ε − 1) = 0.0105 per query" in linear
+
+
+def test_below_the_crossover_names_both_terms_and_the_root_factor(session):
+    text = _flat(session)
+    # 0.1·√(20 ln 1e6) = 1.662 and 10·0.1·(e^0.1 − 1) = 0.1052
+    assert "= 1.662, which grows like √k but carries the factor" in text and "= 0.1052" in text
+    assert "a little better still (0.999)" in text
+
+
+def test_one_query_is_not_called_a_little_better_or_plural():
+    text = _flat(app_test(LESSON, {"comp_k": "1"}))
+    assert "At k = 1 query of" in text and "1 queries" not in text
+    assert "a little better still" not in text and "matches it (0.1)" in text
+
+
+def test_never_crossing_does_not_claim_a_saving_that_is_not_there():
+    same = _flat(app_test(LESSON, {"comp_eps": "10"}))  # optimal = Laplace = basic = 100
+    assert "still come in under" not in same and "buys nothing" in same
+    mixed = _flat(app_test(LESSON, {"comp_eps": "10", "comp_k": "10000", "comp_delta": "0.1"}))
+    assert "the optimal bound equals basic's 100,000" in mixed
+    assert "its exact value comes in lower (90,238)" in mixed
+
+
+def test_gaussian_notice_states_when_growth_is_like_root_k():
+    small = _flat(app_test(LESSON, {"comp_mode": GAUSS}))
+    # σ = 10, k = 10: ρ = 0.05, 4 ln(1e6) = 55; zCDP 1.712 is 25% above exact 1.368
+    assert "1.712, 25% above it" in small and "= 0.05 is small next to" in small
+    assert "here it is." in small and "run parallel" not in small
+    wide = _flat(app_test(LESSON, {"comp_mode": GAUSS, "comp_delta": "0.1"}))
+    assert "11.7 times as much" in wide
+    large = _flat(app_test(LESSON, {"comp_mode": GAUSS, "comp_sigma": "0.5", "comp_k": "100"}))
+    # ρ = 100/(2·0.25) = 200 > 55
+    assert "the ρ term is the larger one, and both grow like k" in large
+
+
+def test_group_of_one_and_extreme_beliefs():
+    one = _flat(app_test(LESSON, {"comp_grp_g": "1"}))
+    assert "A \"family\" of g = 1 is one person" in one and "becomes **1e-06**" not in one
+    extreme = _flat(app_test(LESSON, {"comp_grp_eps": "10", "comp_grp_delta": "0.1"}))
+    assert "100.0%" not in extreme and "more than 99.9%" in extreme
+    assert "0.1 becomes **1** (a δ of 1 promises nothing)" in extreme
