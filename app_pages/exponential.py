@@ -29,6 +29,7 @@ from ui.params import (
 from ui.seeds import demo_seed, resample_button
 from ui.share import copy_link
 from ui.show import chart
+from ui.tables import reset_table, table_editor
 
 SLUG = "exponential"
 TABS = ["Selection", "Most common disease", "Private median", "Auction", "Coin bias", "Check the guarantee"]
@@ -51,25 +52,6 @@ RANDOM_BID_TOP = 10.0  # random bidders bid uniformly in [0, 10]
 
 def fmt(x: float) -> str:
     return f"{x:.3g}" if abs(x) < 1000 else f"{x:,.0f}"
-
-
-def table_editor(key: str, default: pd.DataFrame, column_config: dict) -> pd.DataFrame:
-    """st.data_editor whose edits survive a tab switch.
-
-    A lazy tab drops the widgets it does not draw, so the last edited table is kept under
-    <key>_saved and becomes the editor's starting table when it is drawn again.
-    """
-    if key not in st.session_state:
-        st.session_state[f"{key}_base"] = st.session_state.get(f"{key}_saved", default)
-    edited = st.data_editor(st.session_state[f"{key}_base"], key=key, num_rows="dynamic",
-                            hide_index=True, width="stretch", column_config=column_config)
-    st.session_state[f"{key}_saved"] = edited
-    return edited
-
-
-def reset_table(key: str) -> None:
-    for name in (key, f"{key}_base", f"{key}_saved"):
-        st.session_state.pop(name, None)
 
 
 st.title("The exponential mechanism")
@@ -99,7 +81,7 @@ def selection_demo() -> None:
         table = table_editor("exp_sel_table", DEFAULT_CANDIDATES, {
             "candidate": st.column_config.TextColumn("candidate", max_chars=40),
             "score": st.column_config.NumberColumn("score u(r)"),
-        })
+        }, max_rows=MAX_CANDIDATES)
         st.button("↺ Back to the diseases example", key="exp_sel_reset", on_click=reset_table,
                   args=("exp_sel_table",))
     try:
@@ -132,22 +114,25 @@ def selection_demo() -> None:
     tied = int(np.sum(scores == scores[0]))
     at_max = exponential_probabilities(scores, max(EPSILONS), sensitivity)[0]
     if tied == len(scores):
-        top_phrase = f"**{names[0]}**, like every candidate (all share the score {scores[0]:g}),"
+        top_phrase = f"**{names[0]}**, like every candidate (all share the score {fmt(scores[0])}),"
         limits = "All scores are equal, so every bar sits on that line at every ε."
     elif tied > 1:
-        top_phrase = f"**{names[0]}**, one of the {tied} candidates tied at the top score {scores[0]:g},"
+        top_phrase = f"**{names[0]}**, one of the {tied} candidates tied at the top score {fmt(scores[0])},"
         limits = ("Slide ε toward 0 and every bar moves to that uniform line: the high bars sink and "
-                  f"the low ones rise. Slide it up and the {tied} tied candidates share almost "
+                  f"the low ones rise. As ε grows, the {tied} tied candidates share almost "
                   f"everything: at ε = {max(EPSILONS):g} each of them gets {at_max:.1%}.")
     else:
-        top_phrase = f"the top candidate **{names[0]}** (score {scores[0]:g})"
+        top_phrase = f"the top candidate **{names[0]}** (score {fmt(scores[0])})"
         limits = ("Slide ε toward 0 and every bar moves to that uniform line: the high bars sink and "
-                  "the low ones rise. Slide it up and the top bar grows toward 100%: at "
-                  f"ε = {max(EPSILONS):g} it gets {at_max:.1%}.")
+                  "the low ones rise. As ε grows, the top bar grows toward 100%: at "
+                  f"ε = {max(EPSILONS):g}, the slider's end, it gets {at_max:.1%}.")
     same = f"{notes[0]:.1%}" == f"{probabilities[0]:.1%}"
-    lessons.render(SLUG, "sel-notice", eps=epsilon, top=f"**{names[0]}**", opt=scores[0],
+    below_all = ("Here the line lies below every candidate's score, so the promise holds "
+                 "trivially. " if threshold < scores[-1] else "")
+    lessons.render(SLUG, "sel-notice", eps=epsilon, top=f"**{names[0]}**", opt=fmt(scores[0]),
                    p_top=probabilities[0], uniform=1 / len(scores), k=len(scores),
-                   gap=scores[0] - threshold, threshold=threshold, p_below=p_below,
+                   gap=fmt(scores[0] - threshold), threshold=fmt(threshold), p_below=p_below,
+                   below_all=below_all,
                    bound=math.exp(-t), t=t, notes_p_top=notes[0], top_phrase=top_phrase,
                    limits=limits, notes_lead="That is no better here, and" if same
                    else "That looks better, but")
@@ -348,7 +333,7 @@ def auction_demo() -> None:
         if source == "table":
             st.caption(f"Bids (1 to {MAX_BIDS} rows, each between 0 and {MAX_BID:,.0f}).")
             table = table_editor("exp_auc_table", DEFAULT_BIDS, {
-                "bid": st.column_config.NumberColumn("bid", format="%.2f")})
+                "bid": st.column_config.NumberColumn("bid", format="%.2f")}, max_rows=MAX_BIDS)
             st.button("↺ Back to 1, 1, 1, 3.01", key="exp_auc_reset", on_click=reset_table,
                       args=("exp_auc_table",))
         else:

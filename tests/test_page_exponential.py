@@ -269,7 +269,7 @@ def test_selection_limits_say_low_bars_rise_and_respect_ties():
     text = _markdown(at)
     assert "the high bars sink and the low ones rise" in text and "every bar sinks" not in text
     assert "the top candidate **Influenza** (score 48)" in text
-    assert re.search(r"at ε = 10 it gets 100\.0%", text)
+    assert "at ε = 10, the slider's end, it gets 100.0%" in text
     # Two candidates tied at the top: neither "takes everything"; at ε = 10 they share it.
     at = _edit(_open("Selection"), "exp_sel_table", edited={1: {"score": 48.0}})
     text = _markdown(at)
@@ -292,3 +292,11 @@ def test_quiz_options_do_not_give_the_answer_away():
         assert len(q.options[q.answer]) <= max(others) + 5, quiz_id
         for option in q.options:
             assert not any(word in option for word in ("because", "since", ", so", "so that")), option
+
+
+def test_a_utility_line_below_every_score_is_called_trivial_and_big_numbers_stay_readable():
+    # ε = 0.02, Δu = 5, t = 5: the gap is 2·5·(ln 6 + 5)/0.02 = 3,396, so the line is far below 22.
+    text = _markdown(_open("Selection", exp_sel_eps="0.02", exp_sel_du="5", exp_sel_t="5"))
+    assert "48 − 3,396 = **-3,348**" in text and "e+03" not in text
+    assert "the promise holds trivially" in text
+    assert "promise holds trivially" not in _markdown(_open("Selection"))
