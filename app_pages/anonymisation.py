@@ -18,6 +18,7 @@ from dp.linkage import (
     hospital_table,
     linkage_attack,
     voter_roll,
+    zip_group_shares,
 )
 from ui import lessons
 from ui.charts import anonymisation as charts
@@ -35,13 +36,19 @@ DEFAULT_POPULATION = 100_000
 CURVE_POPULATIONS = np.unique(np.round(np.logspace(3, np.log10(POPULATIONS[-1]), 60)))
 ZIP_LABELS = {5: "all 5", 4: "first 4", 3: "first 3", 0: "none"}
 ZIP_NAMES = {5: "full ZIP", 4: "4-digit ZIP", 3: "3-digit ZIP", 0: "no ZIP"}
+ZIP_WITH = {5: "the full ZIP", 4: "4 ZIP digits", 3: "3 ZIP digits", 0: "no ZIP"}
 BIRTH_LABELS = {"full date": "day", "month & year": "month", "year": "year"}
+BIRTH_RELEASED = {"full date": "the full birth date", "month & year": "the birth month and year",
+                  "year": "the birth year"}
+SAFE_HARBOR_AREA = 20_000  # Safe Harbor keeps 3 ZIP digits only for areas of more people
+VILLAGE, TOWN = 1_000, 100_000
 DIFFERENCING_POPULATION = 20_000
 
 RECON_N = [25, 50, 100, 150, 200]
 RECON_K = [25, 50, 100, 200, 400]
 RECON_E = [0, 0.5, 1, 1.5, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30]
 SWEEP_RATIOS = (0.0, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5)  # E / √n: 9 LPs, ≤ 1 s at n = 200, k = 400
+RECOVERS_DESPITE_ROOT_N = 90  # % at E = √n above which the notice says the attack shrugs √n off
 
 
 # ---------------------------------------------------------------- cached computations
@@ -83,6 +90,11 @@ def _reconstruct(n: int, k: int, noise_bounds: tuple[float, ...], seed: list):
     return bits, guesses
 
 
+def _sentence(section: str, **values) -> str:
+    """A lesson section chosen in code, on one line so it can sit inside a list item."""
+    return " ".join(lessons.section_text(SLUG, section, **values).split())
+
+
 # ---------------------------------------------------------------- page
 
 st.title(TITLE)
@@ -102,10 +114,12 @@ def linkage_demo() -> None:
     with controls:
         n = choice_slider("People in the county, n", POPULATIONS, DEFAULT_POPULATION, "anon_n",
                           format_func=lambda v: f"{v:,}",
-                          help="Everyone is on the public voter roll; 2,000 of them are patients.")
+                          help="Everyone is on the public voter roll; 2,000 of them are patients "
+                               "(all of them when n is 1,000).")
         zip_digits = choice_slider("ZIP digits released", ZIP_DIGITS, 5, "anon_zip",
                                    format_func=ZIP_LABELS.get,
-                                   help="HIPAA's Safe Harbor rule keeps the first 3.")
+                                   help="HIPAA's Safe Harbor rule keeps at most the first 3, and "
+                                        "only for areas of more than 20,000 people.")
         birth = choice_slider("Birth date released as", list(BIRTH_LABELS), "full date",
                               "anon_birth", format_func=str)
         resample_button("anon_linkage", "🎲 New county")
@@ -114,7 +128,7 @@ def linkage_demo() -> None:
     roll, records = _county(n, seed)
     result = _linkage(n, zip_digits, resolution, seed)
     curves = _curves(zip_digits)
-    expected = float(np.interp(n, CURVE_POPULATIONS, curves[birth]))
+    expected = expected_unique_share(n, zip_digits, resolution)
     named = int(np.sum(result.matches == 1))
     with controls:
         st.metric("Patients named by the join", f"{named:,} of {len(records):,}",
@@ -123,13 +137,19 @@ def linkage_demo() -> None:
         chart(charts.uniqueness_chart(CURVE_POPULATIONS, curves, birth, n,
                                       result.unique_share, ZIP_NAMES[zip_digits]),
               width="stretch", key="anon_uniqueness_chart")
+    released = (f"{ZIP_WITH[zip_digits]}, {BIRTH_RELEASED[birth]} and sex" if zip_digits
+                else f"only {BIRTH_RELEASED[birth]} and sex (no ZIP)")
+    smallest_area = n * float(zip_group_shares(3).min())
+    safe_note = ("" if smallest_area > SAFE_HARBOR_AREA else " " + _sentence(
+        "safe-harbor-too-small", small_area=f"{smallest_area:,.0f}"))
     lessons.render(SLUG, "linkage-notice", n=f"{n:,}", records=f"{len(records):,}", named=f"{named:,}",
-                   share=100 * result.unique_share, expected=100 * expected,
-                   zip=ZIP_NAMES[zip_digits], birth=birth,
-                   per_zip=f"{n / 12:,.0f}",
-                   year=100 * float(np.interp(n, CURVE_POPULATIONS, _curves(zip_digits)["year"])),
-                   safe=100 * float(np.interp(n, CURVE_POPULATIONS, _curves(3)["year"])),
-                   small=100 * float(_curves(3)["month & year"][0]))
+                   share=100 * result.unique_share, expected=100 * expected, released=released,
+                   per_zip=f"{n / 12:,.0f}", alone=100 * expected_unique_share(n, 5, "day"),
+                   zip_with=ZIP_WITH[zip_digits],
+                   year=100 * expected_unique_share(n, zip_digits, "year"),
+                   safe=100 * expected_unique_share(n, 3, "year"), safe_note=safe_note,
+                   village=100 * expected_unique_share(VILLAGE, 3, "month"),
+                   town=100 * expected_unique_share(TOWN, 3, "month"))
 
     sets, join = st.columns([2, 3], gap="large")
     with sets:
@@ -257,7 +277,8 @@ def reconstruction_demo() -> None:
     grid = tuple(float(r * sqrt_n) for r in SWEEP_RATIOS)
     bits, sweep = _reconstruct(n, k, grid, seed)
     _, now = _reconstruct(n, k, (float(noise),), seed)
-    recovered = (sweep == bits).mean(axis=1)
+    wrong_on_sweep = (sweep != bits).sum(axis=1)
+    recovered = 1 - wrong_on_sweep / n
     recovered_now = float((now[0] == bits).mean())
     baseline = max(bits.mean(), 1 - bits.mean())
     with controls:
@@ -268,12 +289,21 @@ def reconstruction_demo() -> None:
         chart(charts.reconstruction_chart(np.array(grid), recovered, sqrt_n, noise,
                                           recovered_now, baseline),
               width="stretch", key="anon_recon_chart")
-    lessons.render(SLUG, "reconstruction-notice", n=n, k=k, E=noise, ratio=noise / sqrt_n,
-                   sqrt_n=sqrt_n, recovered=100 * recovered_now,
-                   wrong=int((now[0] != bits).sum()),
+    numbers = dict(n=n, k=k, E=noise, ratio=noise / sqrt_n, sqrt_n=sqrt_n,
+                   recovered=100 * recovered_now, wrong=int((now[0] != bits).sum()),
+                   at_zero=100 * recovered[SWEEP_RATIOS.index(0.0)],
                    at_fifth=100 * recovered[SWEEP_RATIOS.index(0.2)],
                    at_sqrt=100 * recovered[SWEEP_RATIOS.index(1.0)],
-                   at_far=100 * recovered[-1], baseline=100 * baseline, typical=n / 4)
+                   at_far=100 * recovered[-1], baseline=100 * baseline, typical=n / 4,
+                   wrong_exact=int(wrong_on_sweep[SWEEP_RATIOS.index(0.0)]),
+                   wrong_sqrt=int(wrong_on_sweep[SWEEP_RATIOS.index(1.0)]), k_over_n=k / n)
+    # Pick each live sentence from what this sweep actually did.
+    exact = ("recon-exact-wrong" if numbers["wrong_exact"] else
+             "recon-exact-all-fewer" if k < n else "recon-exact-all")
+    scale = ("recon-scale-many-queries" if numbers["at_sqrt"] >= RECOVERS_DESPITE_ROOT_N
+             else "recon-scale-patchy")
+    lessons.render(SLUG, "reconstruction-notice", **numbers,
+                   exact_sentence=_sentence(exact, **numbers), scale_sentence=_sentence(scale, **numbers))
     chart(charts.people_grid_chart(bits, now[0]), width="stretch",
           key="anon_people_chart")
 

@@ -10,7 +10,8 @@ birth date, sex, diagnosis). The attacker joins the two on the quasi-identifier
 - linkage_attack: the join; how many voters share each record's key, and who a unique
   match names.
 - cell_probabilities, expected_unique_share: the share of records a join singles out,
-  in closed form for the generator's model.
+  in closed form for the generator's model; zip_group_shares: how the county splits
+  over the released ZIP groups.
 - differencing_counts: two innocent-looking counts whose difference is one person's bit.
 
 Sources: Sweeney 2000, "Simple demographics often identify people uniquely" (the ≈87%
@@ -236,6 +237,17 @@ def cell_probabilities(zip_digits, resolution) -> tuple[np.ndarray, np.ndarray]:
     p = np.outer(zip_p, period_values).ravel() / 2
     cells = 2 * np.tile(period_counts, len(zip_p))  # × 2 sexes
     return p, cells
+
+
+def zip_group_shares(zip_digits) -> np.ndarray:
+    """The expected share of the county in each released ZIP group, in ZIP order.
+
+    With 3 digits these are the two 3-digit areas (021·· and 024··): HIPAA's Safe Harbor
+    rule keeps 3 digits only for an area of more than 20,000 people, so an area's
+    population is n times its share. The shares sum to 1.
+    """
+    group, _, _, _ = _cell_tables(_zip_digits(zip_digits), "day")
+    return np.bincount(group, weights=ZIP_WEIGHTS)
 
 
 def expected_unique_share(n, zip_digits, resolution):
