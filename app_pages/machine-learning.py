@@ -26,8 +26,8 @@ from dp.learning import (
     membership_scores,
     shadow_attack,
     synthetic_data,
-    train_dp_gd,
     tpr_at_fpr,
+    train_dp_gd,
     train_logistic,
 )
 from ui import lessons
@@ -130,6 +130,37 @@ def federated_run(d: int, clients: int, local_epochs: int, epsilon: float, seed:
     return {"sigma": sigma, "curves": curves, "spread": spread}
 
 
+def share(p: float) -> str:
+    """A probability as a percentage, or in powers of ten when 0.01% would round it to 0."""
+    if p >= 1e-4:
+        return f"{p:.2%}"
+    mantissa, exponent = f"{p:.1e}".split("e")
+    return f"{mantissa} × 10" + str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+def point_count(count: int) -> str:
+    return f"{count} point{'' if count == 1 else 's'}"
+
+
+def price_sentence(base_test: float, noiseless_test: float, test: float, epochs: int) -> str:
+    """What clipping with early stopping, and then the noise, cost in test accuracy (as shown)."""
+    base_test, noiseless_test, test = (round(100 * a) for a in (base_test, noiseless_test, test))
+    steps = f"stopping after {epochs} epoch{'' if epochs == 1 else 's'}"
+    clipping = noiseless_test - base_test
+    if clipping < 0:
+        first = f"Clipping and {steps} cost {point_count(-clipping)}"
+    elif clipping == 0:
+        first = f"Clipping and {steps} cost nothing here"
+    else:
+        first = f"Clipping and {steps} even gain {point_count(clipping)} here"
+    noise = noiseless_test - test
+    if noise > 0:
+        return f"{first}; the noise costs {point_count(noise)}."
+    if noise == 0:
+        return f"{first}, and the noise costs nothing visible."
+    return f"{first}, and the noisy run does {point_count(-noise)} better still."
+
+
 st.title("Privacy in machine learning")
 lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
@@ -222,6 +253,7 @@ def dp_training(n: int, d: int, l2: float) -> None:
     op_bound = max_true_positive_rate(run["fpr"], epsilon, DELTA)
     with controls:
         lessons.render(SLUG, "dpgd-formulas", eps=epsilon, clip=clip, epochs=epochs, n=n,
+                       steps="step" if epochs == 1 else "steps",
                        sigma1=gaussian_sigma(2 * clip, epsilon, DELTA), sigma=sigma,
                        sigma_mean=sigma / n, sens=2 * clip, sens_mean=2 * clip / n,
                        check=gaussian_composition_epsilon(sigma, epochs, DELTA, 2 * clip), mu=mu)
@@ -246,14 +278,28 @@ def dp_training(n: int, d: int, l2: float) -> None:
               "base_test": 100 * base["test"], "noiseless_test": 100 * sweep["noiseless"]["test"],
               "noiseless_adv": sweep["noiseless"]["advantage"], "n": n, "clip": clip,
               "epochs": epochs, "mu": mu}
-    lessons.render(SLUG, "dpgd-notice", **values)
+    exact_cap, noiseless = gaussian_advantage_bound(mu), sweep["noiseless"]
+    if run["advantage"] <= exact_cap / 2:
+        versus = lessons.section_text(SLUG, "dpgd-exact-far")
+    elif run["advantage"] <= exact_cap:
+        versus = lessons.section_text(SLUG, "dpgd-exact-near", share=run["advantage"] / exact_cap)
+    else:
+        versus = lessons.section_text(SLUG, "dpgd-exact-above", excess=run["advantage"] - exact_cap,
+                                      adv_se=run["advantage_se"])
+    clipping = lessons.section_text(
+        SLUG, "dpgd-noiseless-leaks" if noiseless["advantage"] > 2 * noiseless["advantage_se"]
+        else "dpgd-noiseless-quiet", noiseless_adv=noiseless["advantage"],
+        noiseless_se=noiseless["advantage_se"])
+    lessons.render(SLUG, "dpgd-notice", versus=versus, clipping=clipping,
+                   price=price_sentence(base["test"], noiseless["test"], run["test"], epochs),
+                   **values)
     if run["tpr"] > op_bound:  # sampling noise only: say so rather than hide it
         st.info(lessons.section_text(SLUG, "dpgd-above-bound", **values))
 
     with st.container(border=True):
         p_d, p_d_prime = canary_event_probabilities(sigma, clip, epochs)
-        lessons.render(SLUG, "audit", samples=AUDIT_SAMPLES, mu=mu, p_d=p_d, p_d_prime=p_d_prime,
-                       event_loss=math.log(p_d / p_d_prime))
+        lessons.render(SLUG, "audit", samples=AUDIT_SAMPLES, mu=mu, p_d=share(p_d),
+                       p_d_prime=share(p_d_prime), event_loss=math.log(p_d / p_d_prime))
         if st.toggle("Run the audit", key="ml_audit_on",
                      help=f"Trains {AUDIT_SAMPLES:,} tiny models on each of D and D′ "
                           "with your ε, C and T."):
@@ -282,10 +328,31 @@ def dp_training(n: int, d: int, l2: float) -> None:
   nonprivate=base["advantage"], current=epsilon), key="ml_sweep_adv", **CHART)
     closest = next((e for e, r in zip(DP_EPSILONS, runs, strict=True)
                     if r["test"] >= base["test"] - 0.02), None)
+    caps = [advantage_bound(e, DELTA) for e in DP_EPSILONS]
+    over = [(e, (r["advantage"] - c) / r["advantage_se"])
+            for e, r, c in zip(DP_EPSILONS, runs, caps, strict=True) if r["advantage"] > c]
+    if over:
+        advantage = lessons.section_text(SLUG, "sweep-advantage-over",
+                                         over=", ".join(f"{e:g}" for e, _ in over),
+                                         excess=max(z for _, z in over))
+    else:
+        top = max(range(len(runs)), key=lambda i: runs[i]["advantage"])
+        clear = runs[top]["advantage"] > 2 * runs[top]["advantage_se"]
+        advantage = lessons.section_text(SLUG, "sweep-advantage-under" if clear
+                                         else "sweep-advantage-none",
+                                         max_adv=runs[top]["advantage"], max_eps=DP_EPSILONS[top])
+    near_coin = round(100 * runs[0]["test"]) <= 55
+    noise_blamed = sweep["noiseless"]["test"] >= base["test"] - 0.02
+    more_data = ("Now **raise n** and watch the accuracy curve move left." if n < max(N_OPTIONS)
+                 else "Lower n and watch the accuracy curve move right.")
     lessons.render(SLUG, "sweep-notice-reached" if closest else "sweep-notice-not-reached",
-                   closest=closest or 0.0, n=n, base_test=100 * base["test"],
+                   closest=closest or 0.0, n=f"{n:,}", base_test=100 * base["test"],
                    noiseless_test=100 * sweep["noiseless"]["test"],
-                   small_test=100 * runs[0]["test"], small_eps=DP_EPSILONS[0])
+                   small_test=100 * runs[0]["test"], small_eps=DP_EPSILONS[0],
+                   coin=", little better than a coin" if near_coin else "",
+                   advantage=advantage, more_data=more_data,
+                   blame=lessons.section_text(SLUG, "sweep-blame-noise" if noise_blamed
+                                              else "sweep-blame-clipping"))
 
 
 dp_training(n, d, l2)

@@ -270,3 +270,27 @@ def test_a_small_gap_with_a_noise_level_advantage_does_not_claim_the_attacker_fe
     text = _flat(app_test(LESSON, {"ml_n": "1000", "ml_d": "50"}))
     assert "The difference, 3 points, is **overfitting**" in text
     assert "This attacker feeds on it" not in text and "within two standard errors of 0" in text
+
+
+def test_the_dp_gd_notices_follow_the_live_numbers():
+    # ε = 0.1 with every other slider low: the advantage estimate lies above the exact Gaussian
+    # limit (sampling error), and the page says so instead of "stays far below the bound".
+    text = _flat(app_test(LESSON, {"ml_eps": "0.1", "ml_n": "25", "ml_d": "5", "ml_l2": "0.001",
+                                   "ml_clip": "0.1", "ml_epochs": "1"}))
+    assert "Our estimate lies 0.014 above it. That is sampling error" in text
+    assert "stays far below the bound" not in text
+    assert "$T = 1$ step:" in text
+    # n = 1,000: at ε = 0.1 DP-GD gets 66%, no longer "little better than a coin", and n is at
+    # its largest, so the page cannot ask to raise it.
+    text = _flat(app_test(LESSON, {"ml_n": "1000"}))
+    assert "At ε = 0.1 it manages 66%." in text and "little better than a coin" not in text
+    assert "raise n" not in text and "Lower n and watch the accuracy curve move right." in text
+    # The defaults: clipping with early stopping gains a point, the noise costs 17.
+    text = _flat(app_test(LESSON))
+    assert "Clipping and stopping after 10 epochs even gain 1 point here; the noise costs 17 points." \
+        in text
+
+
+def test_tiny_event_probabilities_are_not_shown_as_zero():
+    text = _flat(app_test(LESSON, {"ml_eps": "50"}))
+    assert "(90.97% against 4.7 × 10⁻⁸)" in text and "against 0.00%" not in text
