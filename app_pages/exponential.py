@@ -161,7 +161,6 @@ def disease_demo() -> None:
         k = choice_slider("k (diseases)", [2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000],
                           100, "exp_dis_k", format_func=lambda v: f"{v:,}")
         gap = range_slider("lead of the top disease (people)", 1, 50, 5, "exp_dis_gap")
-        resample_button("exp_dis", "🎲 New Monte-Carlo draws")
     curves = disease_curves(gap, k, demo_seed("exp_dis"))
     at = int(np.searchsorted(SWEEP_EPSILONS, epsilon))
     with plot:
@@ -174,11 +173,28 @@ def disease_demo() -> None:
                                             ("exponential", "3. exp. mech.")], strict=True):
             col.metric(label, f"{curves[key][at]:.0%}")
     reach = {key: auction.epsilon_reaching(SWEEP_EPSILONS, curve, 0.9) for key, curve in curves.items()}
-    lessons.render(SLUG, "dis-notice", eps=epsilon, k=f"{k:,}", gap=gap,
-                   p_all=curves["laplace_all"][at], p_nm=curves["noisy_max"][at],
-                   p_exp=curves["exponential"][at],
-                   reach_all=f"≈ {fmt(reach['laplace_all'])}" if reach["laplace_all"] else "above 10",
-                   reach_nm=f"≈ {fmt(reach['noisy_max'])}" if reach["noisy_max"] else "above 10",
+    top = f"{SWEEP_EPSILONS[-1]:g}"
+    if reach["noisy_max"] is None:
+        reach_text = f"neither method 1 nor report-noisy-max gets there with ε up to {top}."
+    elif reach["laplace_all"] is None:
+        reach_text = (f"method 1 needs ε above {top}, but report-noisy-max needs only "
+                      f"ε ≈ {fmt(reach['noisy_max'])}.")
+    else:
+        reach_text = (f"method 1 needs ε ≈ {fmt(reach['laplace_all'])}, but report-noisy-max needs "
+                      f"only ε ≈ {fmt(reach['noisy_max'])}.")
+    exact = auction.exponential_top_epsilon(gap, k, 0.9)
+    reach_exp = (f"for 90% here, ε ≈ {fmt(reach['noisy_max'])} against {fmt(exact)}"
+                 if reach["noisy_max"] else
+                 f"for 90% here the exponential mechanism needs ε = {fmt(exact)}, and "
+                 f"report-noisy-max more than {top}")
+
+    def share(p: float) -> str:
+        return f"{p:.0%}" if p >= 0.01 or p == 0 else f"{p:.2%}"
+
+    lessons.render(SLUG, "dis-notice", eps=epsilon, k=f"{k:,}",
+                   gap=f"{gap} {'person' if gap == 1 else 'people'}",
+                   p_all=share(curves["laplace_all"][at]), p_nm=share(curves["noisy_max"][at]),
+                   p_exp=share(curves["exponential"][at]), reach=reach_text, reach_exp=reach_exp,
                    chance=1 / k)
 
 

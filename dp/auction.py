@@ -251,6 +251,18 @@ def top_choice_accuracy(gap, k, epsilons, rng, trials: int = 200_000) -> dict[st
     }
 
 
+def exponential_top_epsilon(gap, k, level) -> float:
+    """The ε at which `top_choice_accuracy`'s exponential mechanism names the top with
+    probability `level`: solving e^{εg/2}/(e^{εg/2} + k − 1) = level gives
+
+        ε = (2/g)·ln(level·(k − 1)/(1 − level)).
+    """
+    gap = check.positive("gap", gap)
+    k = check.count("k", k, minimum=2)
+    level = check.open_unit("level", level)
+    return max(0.0, 2 / gap * math.log(level * (k - 1) / (1 - level)))
+
+
 def epsilon_reaching(epsilons, accuracy, level) -> float | None:
     """The smallest ε on the grid where an increasing accuracy curve reaches `level`, or None."""
     epsilons = check.finite_array("epsilons", epsilons)

@@ -267,3 +267,14 @@ def test_audit_catches_the_notes_form_labelled_epsilon():
                              dp.exponential_mechanism(d_prime, 1.0, 1.0, rng, size=100_000),
                              lambda out: out == 0)
     assert notes > 1.0 and ours <= 1.0
+
+
+def test_exponential_top_epsilon_solves_the_closed_form():
+    from dp.auction import exponential_top_epsilon, top_choice_accuracy
+
+    for gap, k in [(1, 2), (5, 100), (50, 10_000)]:
+        eps = exponential_top_epsilon(gap, k, 0.9)
+        exact = top_choice_accuracy(gap, k, [eps], np.random.default_rng(0), trials=10)["exponential"]
+        assert exact[0] == pytest.approx(0.9, rel=1e-12)
+    assert exponential_top_epsilon(5, 100, 0.9) == pytest.approx(0.4 * math.log(891))
+    assert exponential_top_epsilon(5, 2, 0.4) == 0.0  # already above 40% at ε = 0

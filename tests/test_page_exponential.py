@@ -300,3 +300,32 @@ def test_a_utility_line_below_every_score_is_called_trivial_and_big_numbers_stay
     assert "48 − 3,396 = **-3,348**" in text and "e+03" not in text
     assert "the promise holds trivially" in text
     assert "promise holds trivially" not in _markdown(_open("Selection"))
+
+
+def test_disease_tab_has_no_resample_button_that_changes_nothing_visible():
+    # Issue 14: 200,000 draws leave a standard error ≤ 0.11 points, below a pixel; the button went.
+    at = _open("Most common disease")
+    assert not [b for b in at.button if b.key and b.key.startswith("exp_dis")]
+    assert "0.11$ percentage points" in _markdown(at)
+
+
+@pytest.mark.parametrize(("params", "expected"), [
+    ({}, "method 1 needs ε above 10, but report-noisy-max needs only ε ≈ 1.41."),
+    ({}, "for 90% here, ε ≈ 1.41 against 2.72"),  # 2·ln(9·99)/5 = 2.72, exactly
+    ({"exp_dis_gap": "1"}, "a lead of 1 person,"),
+    # k = 10,000 with a lead of 1: neither reaches 90% on the slider; the exponential mechanism
+    # would need 2·ln(9·9,999)/1 = 22.8.
+    ({"exp_dis_gap": "1", "exp_dis_k": "10,000"},
+     "neither method 1 nor report-noisy-max gets there with ε up to 10."),
+    ({"exp_dis_gap": "1", "exp_dis_k": "10,000"},
+     "the exponential mechanism needs ε = 22.8, and report-noisy-max more than 10"),
+    ({"exp_dis_k": "2"}, "method 1 needs ε ≈ 1, but report-noisy-max needs only ε ≈ 0.5."),
+])
+def test_disease_notice_reads_the_live_race(params, expected):
+    assert expected in _markdown(_open("Most common disease", **params))
+
+
+def test_disease_notice_shows_small_chances_instead_of_0_percent():
+    # k = 10,000 at ε = 0.5: the chances are a few in 10,000, not "0%".
+    text = _markdown(_open("Most common disease", exp_dis_k="10,000"))
+    assert re.search(r"is 0\.0\d% \(method 1\), 0\.\d\d% \(method 2\)", text), text[:400]
