@@ -54,6 +54,16 @@ def fmt(x: float) -> str:
     return f"{x:.3g}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
+def of_n(x: float) -> str:
+    """A share of n: "0.05%", "under 0.01%" or "0"."""
+    return "0" if x == 0 else f"{x:.2%}" if x >= 1e-4 else "under 0.01%"
+
+
+def people(x: float) -> str:
+    """A mean rank error in people: like fmt, but "under 0.01" rather than 4.33e-08."""
+    return "under 0.01" if 0 < x < 0.005 else fmt(x)
+
+
 st.title("The exponential mechanism")
 lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
@@ -201,6 +211,8 @@ def disease_demo() -> None:
 # --- 3. Private median --------------------------------------------------------------------------
 
 KIND_LABELS = {"continuous": "continuous", "education": "education levels"}
+BOUND_ENDS = {"continuous": (-3.0, 4.0), "education": (-63, 64)}  # the bound sliders' far ends
+BOUND_DEFAULTS = {"continuous": (0.0, 1.0), "education": (1, 16)}
 
 
 def median_data(kind: str, n: int, seed: list[int]) -> np.ndarray:
@@ -246,7 +258,18 @@ def median_view(kind: str, n: int, lower: float, upper: float, epsilon: float, s
                                               np.random.default_rng([*seed, size, 2]), discrete=discrete)
         for name in sweep_n:
             sweep_n[name][j] = errors[name][0]
+    other_bounds = {}  # the errors at the other end of each bound's slider (or at its default)
+    for which, ends, default in (("lower", BOUND_ENDS[kind][0], BOUND_DEFAULTS[kind][0]),
+                                 ("upper", BOUND_ENDS[kind][1], BOUND_DEFAULTS[kind][1])):
+        now = lower if which == "lower" else upper
+        alt = ends if now != ends else default
+        alt_lower, alt_upper = (alt, upper) if which == "lower" else (lower, alt)
+        if alt != now and alt_lower < alt_upper:
+            errors = medians.expected_rank_errors(data, alt_lower, alt_upper, [epsilon],
+                                                  np.random.default_rng([*seed, n, 3]), discrete=discrete)
+            other_bounds[which] = (alt, errors["histogram"][0], errors["exponential"][0])
     return {
+        "other_bounds": other_bounds,
         "centres": centres, "data_share": share(data), "true_median": float(np.median(data)),
         "outputs": {"exponential": exp_mass, "laplace": share(laplace_out), "histogram": share(hist_out)},
         "view_x": view_x, "view_p": view_p, "view_err": view_err, "draw": draw,
@@ -266,11 +289,15 @@ def median_demo() -> None:
         n = n_slider("exp_med_n", 100, options=MEDIAN_NS)
         epsilon = epsilon_slider("exp_med_eps", 0.5)
         if kind == "continuous":
-            lower = range_slider("lower bound of the range", -3.0, 0.9, 0.0, "exp_med_lo", step=0.1)
-            upper = range_slider("upper bound of the range", 0.1, 4.0, 1.0, "exp_med_hi", step=0.1)
+            lower = range_slider("lower bound of the range", BOUND_ENDS[kind][0], 0.9,
+                                 BOUND_DEFAULTS[kind][0], "exp_med_lo", step=0.1)
+            upper = range_slider("upper bound of the range", 0.1, BOUND_ENDS[kind][1],
+                                 BOUND_DEFAULTS[kind][1], "exp_med_hi", step=0.1)
         else:
-            lower = range_slider("lowest level in the declared range", -63, 16, 1, "exp_med_lo_level")
-            upper = range_slider("highest level in the declared range", 1, 64, 16, "exp_med_hi_level")
+            lower = range_slider("lowest level in the declared range", BOUND_ENDS[kind][0], 16,
+                                 BOUND_DEFAULTS[kind][0], "exp_med_lo_level")
+            upper = range_slider("highest level in the declared range", 1, BOUND_ENDS[kind][1],
+                                 BOUND_DEFAULTS[kind][1], "exp_med_hi_level")
         resample_button("exp_med", "🎲 New data and draws")
     if not lower < upper:
         plot.warning(f"The range is empty: the lower bound ({lower:g}) must be below the upper bound "
@@ -301,7 +328,8 @@ def median_demo() -> None:
         compare = f"{scale / width:.0%} of the range's width"
     lessons.render(SLUG, "med-laplace" if scale >= width or math.isclose(scale, width)
                    else "med-laplace-narrow", sens=fmt(view["sensitivity"]), eps=epsilon,
-                   b=fmt(scale), width=fmt(width), compare=compare, ends=view["laplace_clipped"],
+                   b=fmt(scale), width=fmt(width), compare=compare,
+                   ends=f"{view['laplace_clipped']:.0%}" if view["laplace_clipped"] >= 0.005 else "Under 1%",
                    parity="even" if n % 2 == 0 else "odd")
     left, right = st.columns(2, gap="large")
     with left:
@@ -314,9 +342,23 @@ def median_demo() -> None:
         chart(charts.rank_error_figure(EPSILONS, view["sweep_eps"], "ε (log scale)", epsilon,
                                        f"ε = {epsilon:g}", f"Rank error against ε (n = {n:,})"),
               width="stretch", key="exp_med_vs_eps")
-    lessons.render(SLUG, "med-notice", n=f"{n:,}", eps=epsilon, median=fmt(view["true_median"]),
-                   draw=fmt(view["draw"]), err_exp=fmt(errors_now["exponential"]),
-                   err_lap=fmt(errors_now["laplace"]), err_hist=fmt(errors_now["histogram"]))
+    median = view["true_median"]
+    if lower <= median <= upper:
+        lap, exp = view["sweep_n"]["laplace"], view["sweep_n"]["exponential"]
+        first, last = MEDIAN_NS[0], MEDIAN_NS[-1]
+        growth = lessons.section_text(
+            SLUG, "med-growth", lap_lo=people(lap[0]), lap_hi=people(lap[-1]),
+            lap_rel_lo=of_n(lap[0] / first), lap_rel_hi=of_n(lap[-1] / last),
+            lap_verdict=(": relative to n it hardly improves, so Laplace never learns the median."
+                         if lap[-1] / last >= lap[0] / first / 3 else "."),
+            exp_lo=people(exp[0]), exp_hi=people(exp[-1]), exp_rel_lo=of_n(exp[0] / first),
+            exp_rel_hi=of_n(exp[-1] / last))
+    else:
+        growth = lessons.section_text(SLUG, "med-growth-outside", median=fmt(median))
+    lessons.render(SLUG, "med-notice", n=f"{n:,}", eps=epsilon, median=fmt(median),
+                   draw=fmt(view["draw"]), err_exp=people(errors_now["exponential"]),
+                   err_lap=people(errors_now["laplace"]), err_hist=people(errors_now["histogram"]),
+                   growth=growth)
     left, right = st.columns(2, gap="large")
     with left:
         chart(charts.rank_error_figure(MEDIAN_NS, view["sweep_n"], "n (log scale)", n,
@@ -324,8 +366,17 @@ def median_demo() -> None:
               width="stretch", key="exp_med_vs_n")
     with right:
         size = view["bins"]
+        effects = {}
+        for which, now in (("lower", lower), ("upper", upper)):
+            if which in view["other_bounds"]:
+                alt, hist_alt, exp_alt = view["other_bounds"][which]
+                effects[which] = lessons.section_text(
+                    SLUG, "med-bound-effect", which=which, alt=fmt(alt), now=fmt(now),
+                    hist_alt=people(hist_alt), exp_alt=people(exp_alt),
+                    hist_now=people(errors_now["histogram"]), exp_now=people(errors_now["exponential"]))
         lessons.render(SLUG, "med-theory", size=size, log=math.log(size), sqrt=math.sqrt(size),
-                       what="levels" if discrete else "bins of width 0.05")
+                       what="levels" if discrete else "bins of width 0.05",
+                       lower_effect=effects.get("lower", ""), upper_effect=effects.get("upper", ""))
 
 
 # --- 4. Digital goods auction -----------------------------------------------------------------------

@@ -329,3 +329,35 @@ def test_disease_notice_shows_small_chances_instead_of_0_percent():
     # k = 10,000 at ε = 0.5: the chances are a few in 10,000, not "0%".
     text = _markdown(_open("Most common disease", exp_dis_k="10,000"))
     assert re.search(r"is 0\.0\d% \(method 1\), 0\.\d\d% \(method 2\)", text), text[:400]
+
+
+def test_median_notice_reads_growth_from_the_chart_and_says_when_the_range_misses_the_median():
+    text = _markdown(_open("Private median"))
+    assert "On the chart of rank error against n, from n = 10 to n = 10,000" in text
+    assert "so Laplace never learns the median" in text
+    assert "barely changes with n" not in text  # false at small ε (3.8 → 198 people at ε = 0.01)
+    # ε = 0.01: the exponential mechanism's error grows with n too, but slower than n.
+    text = _markdown(_open("Private median", exp_med_eps="0.01"))
+    assert re.search(r"The exponential mechanism's goes from [\d.]+ to 1\d\d people", text)
+    # A range above the data's median: no method can find it.
+    text = _markdown(_open("Private median", exp_med_lo="0.9"))
+    assert "This range leaves out the data's median (0.301)" in text
+    assert "never learns the median" not in text
+
+
+def test_median_theory_shows_what_moving_each_bound_would_do():
+    # Defaults: the lower bound at −3 instead of 0 triples the histogram's error (11.4 → 33.5);
+    # the exponential mechanism stays at about 4.5. At ε = 0.01 it does not "barely notice".
+    text = _markdown(_open("Private median"))
+    assert re.search(r"With the lower bound at -3 instead of 0, the mean rank errors would be 3\d\.\d "
+                     r"\(histogram\) and 4\.5\d \(exponential mechanism\), against 11\.4 and 4\.53 now",
+                     text)
+    assert "With the upper bound at 4 instead of 1" in text
+    text = _markdown(_open("Private median", exp_med_eps="0.01"))
+    assert re.search(r"would be [\d.]+ \(histogram\) and 4\d\.\d \(exponential mechanism\), "
+                     r"against [\d.]+ and 34\.2 now", text)
+
+
+def test_tiny_median_errors_and_shares_are_not_printed_as_exponents_or_zero_percent():
+    text = _markdown(_open("Private median", exp_med_eps="10"))
+    assert "e-0" not in text and "Under 1% of the draws fall outside the range" in text
