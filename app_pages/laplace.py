@@ -35,8 +35,8 @@ from ui.params import (
     choice_slider,
     epsilon_slider,
     log_options,
-    n_slider,
     range_slider,
+    url_value,
 )
 from ui.seeds import demo_seed, resample_button, rng_for
 from ui.share import copy_link
@@ -52,7 +52,20 @@ BLUE_RELEASES = 5
 
 
 def coordinates(count: int) -> str:
-    return "one coordinate" if count == 1 else f"{count} coordinates, each"
+    return "one coordinate of the output" if count == 1 else f"{count} coordinates of the output, each"
+
+
+def people_slider(key: str, default: int, options: list[int]) -> int:
+    """An n slider that reads 1,000,000 like every other page, and still opens old links (1e+06)."""
+    link = url_value(key)
+    try:
+        old = float(link) if link is not None else None
+    except ValueError:
+        old = None
+    if old is not None and old in options and key not in st.session_state:
+        st.query_params[key] = f"{int(old):,}"  # the URL, and the value the note compares with
+        st.session_state[key] = int(old)  # the widget (it was seeded from the old URL already)
+    return choice_slider("n (people)", options, default, key, format_func=lambda v: f"{v:,}")
 
 
 def percent(c) -> str:
@@ -62,6 +75,19 @@ def percent(c) -> str:
 
 def fmt(x: float) -> str:
     return f"{x:,.3g}" if abs(x) < 1e4 else f"{x:,.0f}"
+
+
+ERROR_KEYS = ("raw", "rounded", "clamped", "consistent", "raw_total", "clamped_total")
+
+
+def error_text(x: float) -> str:
+    """An average error for prose: 0.0067, 9.9, 56, 938."""
+    return f"{x:,.0f}" if x >= 100 else f"{x:.2g}"
+
+
+def ratio_text(x: float) -> str:
+    """A factor e^a: 1.001, 2.718, 22,026."""
+    return f"{x:.4g}" if x < 1e4 else f"{x:,.0f}"
 
 
 st.title("The Laplace mechanism")
@@ -96,7 +122,7 @@ def sensitivity_demo(relation: str) -> None:
             k = choice_slider("k (number of counting queries)", [1, 2, 5, 10, 20, 50, 100], 10,
                               "lap_k")
         if query == "bounded mean":
-            n = n_slider("lap_n", 100, options=[10, 20, 50, 100, 200, 500, 1000, 10_000])
+            n = people_slider("lap_n", 100, [10, 20, 50, 100, 200, 500, 1000, 10_000])
             lower = range_slider("lower bound (years)", 0, 50, 0, "lap_lower", step=5)
             upper = range_slider("upper bound (years)", 60, 150, 100, "lap_upper", step=5)
     used = relation
@@ -117,8 +143,9 @@ def sensitivity_demo(relation: str) -> None:
         if used != relation:
             st.info(lessons.section_text(SLUG, "mean-add-remove"))
     lessons.render(SLUG, "sensitivity-notice", delta=delta, eps=epsilon, b=b, shift=shift,
-                   coord_ratio=float(np.exp(shift / b)), coord_eps=shift / b,
-                   coords_text=coordinates(round(delta / shift)), total_ratio=float(np.exp(epsilon)),
+                   coord_ratio=ratio_text(float(np.exp(shift / b))), coord_eps=shift / b,
+                   coords_text=coordinates(round(delta / shift)),
+                   total_ratio=ratio_text(float(np.exp(epsilon))),
                    relation=used, var=laplace_variance(b))
 
 
@@ -127,7 +154,8 @@ sensitivity_demo(relation)
 # --- 2. A noisy histogram ----------------------------------------------------------------------
 
 st.header("2. A noisy histogram of ages")
-lessons.render(SLUG, "histogram-intro")
+lessons.render(SLUG, "histogram-intro", relation=relation,
+               delta=query_sensitivity("histogram", relation))
 lessons.quiz(SLUG, "census-n")
 BAR_CHOICES = ("95% for each bucket", "every bucket at once")
 
@@ -144,8 +172,8 @@ def histogram_demo(relation: str) -> None:
     with controls:
         epsilon = epsilon_slider("lap_hist_eps", 0.1)
         k = choice_slider("k (age buckets)", [2, 5, 10, 20, 50, 100], 10, "lap_hist_k")
-        n = n_slider("lap_hist_n", 1000, options=[100, 200, 500, 1000, 2000, 5000, 10_000,
-                                                  100_000, 1_000_000])
+        n = people_slider("lap_hist_n", 1000, [100, 200, 500, 1000, 2000, 5000, 10_000,
+                                               100_000, 1_000_000])
         bars = choice_radio("Error bars", BAR_CHOICES, BAR_CHOICES[0], "lap_hist_bars")
         resample_button("lap_hist")
     rng = rng_for("lap_hist")
@@ -166,7 +194,7 @@ def histogram_demo(relation: str) -> None:
         lessons.render(SLUG, "histogram-notice", eps=epsilon, delta=delta, b=b, k=k, n=n,
                        per_bucket=per_bucket, ln_k=float(np.log(k)), union=union, worst=worst,
                        worst_t=worst / b, covered=int(np.sum(np.abs(noisy - counts) <= per_bucket)),
-                       relative=union / n)
+                       relative=f"{100 * union / n:,.2g}%")
 
 
 histogram_demo(relation)
@@ -221,7 +249,7 @@ def postprocessing_demo(relation: str) -> None:
     controls, plot = st.columns([2, 3], gap="large")
     with controls:
         epsilon = epsilon_slider("lap_pp_eps", 0.1)
-        n = n_slider("lap_pp_n", 200, options=[50, 100, 200, 500, 1000, 2000, 5000])
+        n = people_slider("lap_pp_n", 200, [50, 100, 200, 500, 1000, 2000, 5000])
         resample_button("lap_pp")
     delta = query_sensitivity("histogram", relation)
     b = laplace_scale(delta, epsilon)
@@ -230,13 +258,21 @@ def postprocessing_demo(relation: str) -> None:
     with plot:
         chart(charts.postprocessing_figure(errors, epsilon), width="stretch",
               key="lap_pp_chart")
+    values = {"eps": epsilon, "b": b, "raw": errors[POSTPROCESSING[0]][0],
+              "rounded": errors[POSTPROCESSING[1]][0], "clamped": errors[POSTPROCESSING[2]][0],
+              "consistent": errors[POSTPROCESSING[4]][0], "raw_total": errors[POSTPROCESSING[0]][1],
+              "clamped_total": errors[POSTPROCESSING[2]][1],
+              "total_source": "the public n" if public_total else "the noisy counts' own sum"}
+    if values["clamped"] > 0.95 * values["raw"]:
+        clamp = "pp-clamp-idle"
+    elif values["clamped_total"] > 1.05 * values["raw_total"]:
+        clamp = "pp-clamp-drifts"
+    else:
+        clamp = "pp-clamp-helps"
+    shown = {key: error_text(value) if key in ERROR_KEYS else value for key, value in values.items()}
     with controls:
-        lessons.render(SLUG, "postprocessing-notice", eps=epsilon, b=b,
-                       raw=errors[POSTPROCESSING[0]][0], clamped=errors[POSTPROCESSING[2]][0],
-                       consistent=errors[POSTPROCESSING[4]][0],
-                       raw_total=errors[POSTPROCESSING[0]][1],
-                       clamped_total=errors[POSTPROCESSING[2]][1],
-                       total_source="the public n" if public_total else "the noisy counts' own sum")
+        lessons.render(SLUG, "postprocessing-notice",
+                       clamp_text=lessons.section_text(SLUG, clamp, **shown), **shown)
     with st.expander("One release, step by step"):
         rng = rng_for("lap_pp_example")
         noisy = laplace_mechanism(counts, delta, epsilon, rng)
@@ -265,7 +301,7 @@ def clipping_demo() -> None:
                               200, "lap_clip_upper")
         lower = choice_slider("lower clipping bound L (thousands)", [0, 5, 10, 20], 0,
                               "lap_clip_lower")
-        n = n_slider("lap_clip_n", 500, options=[100, 200, 500, 1000, 2000, 5000, 10_000])
+        n = people_slider("lap_clip_n", 500, [100, 200, 500, 1000, 2000, 5000, 10_000])
         resample_button("lap_clip")
     rng = rng_for("lap_clip")
     incomes = synthetic_incomes(rng, n)
@@ -286,10 +322,13 @@ def clipping_demo() -> None:
         a.metric("true mean (thousands)", f"{true_mean:.1f}")
         c.metric("private release", f"{release:.1f}", f"{release - true_mean:+.1f}",
                  delta_color="off")
-    best = float(grid[int(np.argmin(curve["rmse"]))])
+    best_at = int(np.argmin(curve["rmse"]))
+    best_text = (f"about {grid[best_at]:,.0f}" if 0 < best_at < grid.size - 1
+                 else f"at most about {grid[0]:,.0f}, the lowest U on the chart" if best_at == 0
+                 else f"at least about {grid[-1]:,.0f}, the highest U on the chart")
     lessons.render(SLUG, "clipping-notice", eps=epsilon, n=n, lower=lower, upper=upper, b=b,
                    bias=float(mine["bias"]), noise_sd=float(mine["noise_sd"]),
-                   rmse=float(mine["rmse"]), best=best,
+                   rmse=float(mine["rmse"]), best_text=best_text,
                    clipped=int(np.sum((incomes > upper) | (incomes < lower))))
     leak_b = (richest - lower) / (n * epsilon)
     rich_b = (20_000 - lower) / (n * epsilon)
@@ -327,8 +366,9 @@ def accuracy_demo() -> None:
               width="stretch", key="lap_acc_chart")
     with controls:
         lessons.render(SLUG, "accuracy-notice", error=error, conf=confidence * 100,
-                       delta=delta, eps=epsilon, b=b, var=laplace_variance(b),
-                       sd=float(np.sqrt(laplace_variance(b))), half95=laplace_interval(b, 0.95),
+                       delta=delta, eps=epsilon, b=fmt(b), var=fmt(laplace_variance(b)),
+                       sd=fmt(float(np.sqrt(laplace_variance(b)))),
+                       half95=fmt(laplace_interval(b, 0.95)),
                        log_term=float(np.log(1 / (1 - confidence))))
 
 
@@ -358,7 +398,9 @@ def blue_eyes_demo(relation: str) -> None:
               width="stretch", key="lap_blue_chart")
     total = BLUE + NOT_BLUE
     with text:
+        scale_note = lessons.section_text(SLUG, "blue-scale-" + relation.replace("/", "-"))
         lessons.render(SLUG, "blue-eyes", delta=delta, b=b, relation=relation, total=total,
+                       scale_note=scale_note,
                        releases=BLUE_RELEASES, noisy_blue=releases[0, 0],
                        noisy_other=releases[0, 1], true_share=100 * BLUE / total,
                        share=shares[0], share_error=float(np.max(np.abs(shares - 100 * BLUE / total))),
@@ -416,3 +458,5 @@ st.header("Takeaways")
 lessons.render(SLUG, "takeaways")
 st.subheader("Read more")
 lessons.render(SLUG, "reading")
+st.page_link("app_pages/gaussian.py", icon="🔔",
+             label="Next in this course: Laplace vs Gaussian, where Δ₂ replaces Δ₁ and δ enters")

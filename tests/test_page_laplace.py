@@ -93,7 +93,7 @@ def _option_value(widget, label: str):
     """The option whose label is `label` (AppTest hands select_slider labels, not values)."""
     if label.endswith("%"):
         return float(label[:-1]) / 100
-    value = float(label)
+    value = float(label.replace(",", ""))  # n sliders read 1,000,000
     return int(value) if value.is_integer() and "." not in label else value
 
 
@@ -200,3 +200,51 @@ def test_figures_are_small():
     # Plots send summarised data: a few thousand points at most.
     for fig in _figures().values():
         assert sum(len(np.atleast_1d(t.x)) for t in fig.data if t.x is not None) < 5000
+
+
+# --- issue 13/14: every live sentence true at every setting ----------------------------------
+
+
+def test_histogram_cost_names_the_relation(default_run):
+    text = _text(default_run)
+    assert "the same ε as a single count" not in text
+    assert "under add/remove here, Δ = 1" in text
+    replace = _text(app_test(LESSON, {"lap_relation": "replace-one"}))
+    assert "under replace-one here, Δ = 2" in replace
+    assert "That is the notes' scale of 20." in replace and "Switch the page to replace-one" not in replace
+
+
+def test_blue_eyes_says_plus_minus_ten_undersells_b_20_by_far(default_run):
+    text = _text(default_run)
+    assert "undersells the noise a little" not in text
+    assert "the average error is b = 20 itself" in text and "≈ 39% of releases" in text
+
+
+def test_postprocessing_sentence_follows_what_clamping_does():
+    # ε = 10: b = 0.1, almost nothing goes negative, so clamping cannot "cut" the error.
+    idle = _text(app_test(LESSON, {"lap_pp_eps": "10"}))
+    assert "Clamping changes little here" in idle and "total drifts" not in idle
+    drifts = _text(app_test(LESSON))  # ε = 0.1, n = 200: the classic case
+    assert "Clamping cuts the average bucket error from 9.9 to 7.9" in drifts
+    assert "the total drifts: its error goes from 51 to 56" in drifts
+
+
+def test_n_sliders_read_with_thousands_separators_and_old_links_still_open():
+    at = app_test(LESSON, {"lap_hist_n": "1e+06"})  # a link written before the labels changed
+    assert_clean(at)
+    assert at.select_slider(key="lap_hist_n").value == 1_000_000
+    assert at.select_slider(key="lap_hist_n").format_func(1_000_000) == "1,000,000"
+    assert not [c.value for c in at.caption if "is not a valid" in c.value]
+    at = app_test(LESSON, {"lap_hist_n": "100,000"})
+    assert at.select_slider(key="lap_hist_n").value == 100_000
+
+
+def test_next_lesson_is_a_link(default_run):
+    pages = [link.proto.page for link in default_run.get("page_link")]
+    assert "gaussian" in pages
+    assert "Next in this course: **Laplace vs Gaussian**" not in _text(default_run)
+
+
+def test_clipping_best_bound_at_the_edge_of_the_chart_says_so():
+    text = _text(app_test(LESSON, {"lap_clip_eps": "0.01", "lap_clip_n": "100"}))
+    assert "at most about 30, the lowest U on the chart" in text
