@@ -17,7 +17,15 @@ from dp.tails import (
 )
 from ui import lessons
 from ui.charts import gaussian as charts
-from ui.params import DELTAS, bound_toggle, choice_slider, delta_slider, epsilon_slider, n_slider
+from ui.params import (
+    DELTAS,
+    POPULATIONS,
+    bound_toggle,
+    choice_slider,
+    delta_slider,
+    epsilon_slider,
+    url_value,
+)
 from ui.seeds import demo_seed, resample_button, rng_for
 from ui.share import copy_link
 from ui.show import chart
@@ -30,6 +38,39 @@ AUDIT_DELTAS = [1e-4, 1e-3, 1e-2, 0.05, 0.1]
 AUDIT_Z = [1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0]
 AUDIT_SAMPLES = 200_000
 CHART = {"width": "stretch", "config": {"displaylogo": False}}
+FAR_TAIL = 1e-4  # a tail probability below this is "errors almost never happen"
+RARE_HITS = 200  # fewer samples than this in the audit's event: the intervals are too wide
+
+
+def people_slider(key: str, default: int) -> int:
+    """An n slider that reads 1,000,000 like every other page, and still opens old links (1e+06)."""
+    link = url_value(key)
+    try:
+        old = float(link) if link is not None else None
+    except ValueError:
+        old = None
+    if old is not None and old in POPULATIONS and key not in st.session_state:
+        st.query_params[key] = f"{int(old):,}"  # the URL, and the value the note compares with
+        st.session_state[key] = int(old)  # the widget (it was seeded from the old URL already)
+    return choice_slider("n (people)", POPULATIONS, default, key, format_func=lambda v: f"{v:,}")
+
+
+def fmt(x: float) -> str:
+    return f"{x:,.3g}" if abs(x) < 1e4 else f"{x:,.0f}"
+
+
+def above(value: float, bound: float) -> str:
+    """value to 3 digits, or more if 3 would print it equal to the bound it exceeds."""
+    for digits in (3, 4, 5, 6):
+        text = f"{value:.{digits}g}"
+        if float(text) != float(f"{bound:.{digits}g}"):
+            return text
+    return f"{value:.6g}"
+
+
+def share_text(share: float) -> str:
+    """A share as a percentage with two significant digits: 6%, 0.14%."""
+    return f"{100 * share:.2g}%" if share < 0.1 else f"{share:.0%}"
 
 st.title("Laplace vs Gaussian")
 lessons.instructor_notes(SLUG)
@@ -80,8 +121,11 @@ def matched_privacy():
               **CHART)
     with tails_text:
         if crossover > 0:
+            tail = gaussian_tail(sigma, crossover)
+            where = lessons.section_text(SLUG, "tails-far" if tail < FAR_TAIL else "tails-near",
+                                         delta=delta, tail=tail)
             lessons.render(SLUG, "notice-tails", crossover=crossover, crossover_b=crossover / b,
-                           tail=gaussian_tail(sigma, crossover))
+                           tail=tail, where=where)
         else:
             lessons.render(SLUG, "notice-tails-none")
 
@@ -100,7 +144,7 @@ def matched_privacy():
               key="gd_loss_tail", **CHART)
     lessons.render(SLUG, "notice-loss", threshold=threshold, threshold_sigma=threshold / sigma,
                    exceeds=exceeds, delta_exact=delta_exact, delta=delta,
-                   share=delta_exact / exceeds, eps=epsilon)
+                   share=share_text(delta_exact / exceeds), eps=epsilon)
 
 
 matched_privacy()
@@ -116,7 +160,7 @@ def what_delta_means():
     copy_link(SLUG, "what_delta_means")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
-        n = n_slider("gd_leak_n", 1_000_000)
+        n = people_slider("gd_leak_n", 1_000_000)
         delta = delta_slider("gd_leak_delta", 1e-5)
         resample_button("gd_leak", "🎲 Run the mechanism again")
     expected, at_least_one = leaked_records(n, delta)
@@ -128,8 +172,13 @@ def what_delta_means():
     with plot:
         chart(charts.leak_chart(n, delta, (DELTAS[0], DELTAS[-1])), key="gd_leak_chart",
               **CHART)
+    records = f"{expected:,.0f}" if expected >= 100 else f"{expected:.3g}"
+    records += " whole record" + ("" if records == "1" else "s")
+    none = 1 - at_least_one
+    none_text = f"{none:.2g}" if none >= 1e-6 else f"e^(−{expected:,.0f}), essentially zero"
     lessons.render(SLUG, "notice-delta-bad" if delta * n >= 1 else "notice-delta-ok",
-                   n=n, delta=delta, expected=expected, at_least_one=at_least_one, none=1 - at_least_one,
+                   n=n, delta=delta, expected=records if delta * n >= 1 else expected,
+                   at_least_one=at_least_one, none=none_text,
                    this_run=this_run, one_over_n=1 / n, n_squared=1 / n**2)
 
 
@@ -158,9 +207,11 @@ def many_dimensions():
     with plot:
         chart(charts.dimensions_chart(epsilon, delta, d, crossover), key="gd_dims",
               **CHART)
-    lessons.render(SLUG, "notice-dims", d=d, l1=float(d), l2=np.sqrt(d), lap_std=lap_std,
-                   gauss_std=gauss_std, crossover=crossover, eps=epsilon, delta=delta,
-                   winner="Gaussian" if gauss_std < lap_std else "Laplace")
+    lessons.render(SLUG, "notice-dims", d=d, l1=float(d), l2=np.sqrt(d), lap_std=fmt(lap_std),
+                   gauss_std=fmt(gauss_std), crossover=crossover, eps=epsilon, delta=delta,
+                   winner="Gaussian" if gauss_std < lap_std else "Laplace",
+                   below_one=(", below one count: at this δ the Gaussian wins even for d = 1"
+                              if crossover < 1 else ""))
 
 
 many_dimensions()
@@ -202,16 +253,33 @@ def audit():
                     help="Certified lower bound on ε if the mechanism were pure ε-DP (95%).")
         right.metric("ε̂ with your δ", f"{result['epsilon_delta']:.3g}",
                      help="Certified lower bound on ε after subtracting δ (95%).")
+    ystar = gaussian_loss_threshold(result["sigma"], epsilon, 1.0)
+    broken = result["epsilon_pure"] > epsilon
     values = {"eps": epsilon, "delta": delta, "z": z, "sigma": result["sigma"],
               "threshold": result["threshold"], "p": result["p"][0],
-              "p_prime": result["p_prime"][0], "eps_pure": result["epsilon_pure"],
-              "eps_delta": result["epsilon_delta"], "samples": AUDIT_SAMPLES,
-              "ratio": result["p"][0] / result["p_prime"][0] if result["p_prime"][0] else np.inf}
-    if result["epsilon_pure"] > epsilon:
+              "p_prime": result["p_prime"][0], "eps_pure": above(result["epsilon_pure"], epsilon),
+              "eps_delta": result["epsilon_delta"],
+              "eps_delta_text": above(result["epsilon_delta"], epsilon), "samples": AUDIT_SAMPLES,
+              "hits": round(result["p"][0] * AUDIT_SAMPLES), "ystar": ystar,
+              "ystar_z": ystar / result["sigma"],
+              "or_delta": ", or a larger δ (which lowers σ)" if delta < AUDIT_DELTAS[-1] else ""}
+    values["likelier"] = (f"{result['p'][0] / result['p_prime'][0]:.3g}× its probability under $D'$"
+                          if result["p_prime"][0] else
+                          f"while not one of the {AUDIT_SAMPLES:,} samples from $D'$ landed in it")
+    if broken:
         st.warning(lessons.section_text(SLUG, "audit-broken", **values))
     else:
+        if values["hits"] < RARE_HITS:
+            advice = "audit-advice-rare"
+        elif -z * result["sigma"] > ystar:
+            advice = "audit-advice-inside"
+        else:
+            advice = "audit-advice-slight"
+        values["advice"] = lessons.section_text(SLUG, advice, **values)
         st.info(lessons.section_text(SLUG, "audit-not-broken", **values))
     if result["epsilon_delta"] <= epsilon:
+        values["delta_work"] = lessons.section_text(
+            SLUG, "audit-delta-work" if broken else "audit-delta-idle")
         st.success(lessons.section_text(SLUG, "audit-delta-ok", **values))
     else:
         st.error(lessons.section_text(SLUG, "audit-delta-broken", **values))

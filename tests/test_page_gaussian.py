@@ -182,3 +182,62 @@ def test_dimensions_chart_marks_the_crossover():
     fig = charts.dimensions_chart(1.0, 1e-5, 100, 6.96)
     assert any("6.96" in a.text for a in fig.layout.annotations)
     assert math.isclose(fig.layout.shapes[0].x0, 6.96)
+
+
+# --- issue 13/14: every live sentence true at every setting ----------------------------------
+
+
+def _flat(at) -> str:
+    texts = [m.value for m in at.markdown] + [e.value for kind in ("info", "success", "warning", "error")
+                                              for e in getattr(at, kind)]
+    return " ".join(" ".join(texts).split())
+
+
+def test_delta_sliders_do_not_call_delta_a_failure_probability(default_run):
+    labels = [s.label for s in default_run.select_slider if s.key and "delta" in s.key]
+    assert labels and all(label == "δ (the slack in the guarantee)" for label in labels)
+    assert "failure probability" not in _flat(default_run)
+
+
+def test_composition_row_states_when_growth_is_like_root_k(default_run):
+    text = _flat(default_run)
+    assert "ε grows like $\\sqrt{k}$ |" not in text
+    assert "while $k\\Delta^2/(2\\sigma^2) \\ll 4\\ln(1/\\delta)$, then like k" in text
+
+
+def test_n_slider_reads_like_other_pages_and_opens_old_links():
+    at = app_test(LESSON, {"gd_leak_n": "1e+07"})
+    assert_clean(at)
+    assert at.select_slider(key="gd_leak_n").value == 10_000_000
+    assert at.select_slider(key="gd_leak_n").format_func(10_000_000) == "10,000,000"
+    assert not [c.value for c in at.caption if "is not a valid" in c.value]
+
+
+def test_tails_sentence_at_a_large_delta():
+    text = _flat(app_test(LESSON, {"gd_delta": "0.1"}))
+    assert "close enough in to matter" in text and "almost never happen" in text
+    assert "Here the crossing sits where errors almost never happen" not in text
+    assert "Here the crossing sits where errors almost never happen" in _flat(app_test(LESSON))
+
+
+def test_leak_demo_never_prints_a_chance_of_zero_or_one_records():
+    huge = _flat(app_test(LESSON, {"gd_leak_delta": "0.1"}))
+    assert "100,000 whole records on average" in huge and "e^(−100,000), essentially zero" in huge
+    assert "only 0." not in huge
+    one = _flat(app_test(LESSON, {"gd_leak_n": "100", "gd_leak_delta": "0.01"}))
+    assert "**1 whole record on average**" in one
+
+
+def test_audit_advice_follows_why_nothing_was_found():
+    rare = _flat(app_test(LESSON, {"gd_aud_z": "4"}))  # Φ(−4)·200,000 ≈ 6 samples
+    assert "too few for the confidence intervals" in rare and "try a smaller z" in rare
+    inside = _flat(app_test(LESSON, {"gd_aud_z": "1"}))  # y* is at −1.61σ, beyond −1σ
+    assert "further out than this event's −1 σ" in inside and "try a larger z, or a larger δ" in inside
+    top = _flat(app_test(LESSON, {"gd_aud_z": "1", "gd_aud_delta": "0.1"}))
+    assert "a larger δ" not in top
+    assert "inf×" not in _flat(app_test(LESSON, {"gd_aud_eps": "3"}))
+
+
+def test_loss_share_keeps_two_digits_at_small_epsilon():
+    text = _flat(app_test(LESSON, {"gd_eps": "0.01"}))
+    assert "is only 0% of it" not in text and "is only 0.13% of it" in text  # 1e-5 / 0.0074
