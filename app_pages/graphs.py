@@ -26,6 +26,7 @@ from ui import lessons
 from ui.audit import audit_panel
 from ui.charts import graphs as charts
 from ui.params import (
+    DELTAS,
     EPSILONS,
     choice_radio,
     choice_slider,
@@ -52,6 +53,8 @@ BOUND_NAMES = {"max_degree": "max degree d (the notes)", "max_common": "max comm
 BOUND_TEXT = {"max_degree": "the max degree d", "max_common": "the most friends any pair shares"}
 LEVEL_TITLES = {"edge": "Edge privacy: one tie flipped", "node": "Node privacy: one person rewired"}
 CHART = {"width": "stretch", "config": {"displaylogo": False}}
+AUDIT_SAMPLES = 100_000  # per graph, in the audit panel
+SPARSE = 0.2  # "far below": at most this share of the largest possible value
 
 
 # ---------------------------------------------------------------- cached computations
@@ -187,6 +190,8 @@ with plot:
 network_values = {"n": n, "m": stats.m, "d": d, "T": stats.triangles, "hubs": len(hubs),
                   "mean": 2 * stats.m / n, "ratio": d / (2 * stats.m / n), "ties": ties,
                   "lonely": int(stats.degrees.min())}
+network_values["sparsity"] = lessons.section_text(
+    SLUG, "network-sparse" if d <= SPARSE * n else "network-dense", n=n, d_share=d / n)
 if drawn:
     left, right = st.columns([2, 1], gap="large")
     with left:
@@ -221,11 +226,22 @@ def side_by_side(n: int, ties: int, triad_p: float, seed: list) -> None:
     if changes["edge"]["figure"] is None:
         st.caption(lessons.section_text(SLUG, "side-by-side-undrawn", limit=DRAW_MAX))
     edge, node = changes["edge"], changes["node"]
-    lessons.render(SLUG, f"notice-{query}", n=n, d=stats.max_degree, gs=n - 2, top=n - 1,
-                   edge_change=abs(edge["after"] - edge["before"]),
-                   node_change=abs(node["after"] - node["before"]),
-                   node_added=len(node["added"]), node_removed=len(node["removed"]),
-                   person=node["change"][1], u=edge["change"][1], v=edge["change"][2])
+    d = stats.max_degree
+    values = {"n": n, "d": d, "gs": n - 2, "top": n - 1, "d_share": d / (n - 1),
+              "edge_change": abs(edge["after"] - edge["before"]),
+              "node_change": abs(node["after"] - node["before"]),
+              "node_added": len(node["added"]), "node_removed": len(node["removed"]),
+              "person": node["change"][1], "u": edge["change"][1], "v": edge["change"][2]}
+    values["node_share"] = values["node_change"] / (n - 1)
+    values["ls_share"] = values["edge_change"] / max(n - 2, 1)
+    if query == "max_degree":
+        values["hub"] = lessons.section_text(
+            SLUG, "max-degree-sparse" if d <= SPARSE * (n - 1) else "max-degree-dense", **values)
+    if query == "triangles":
+        values["versus_worst"] = lessons.section_text(
+            SLUG, "triangles-far-below" if values["ls_share"] <= SPARSE else "triangles-not-far-below",
+            **values)
+    lessons.render(SLUG, f"notice-{query}", **values)
 
 
 side_by_side(n, ties, triad_p, seed)
@@ -240,10 +256,13 @@ with left:
     chart(graph["sensitivities"], key="graphs_sensitivities", **CHART)
 with right:
     tri = table["triangles"]
+    times = tri["gs_edge"] / max(tri["ls_edge"], 1)
     lessons.render(SLUG, "notice-table", n=n, d=d, ls_edge=tri["ls_edge"], gs_edge=tri["gs_edge"],
                    ls_node=tri["ls_node"], gs_node=tri["gs_node"], m=stats.m,
                    edges_node=table["edges"]["ls_node"], maxdeg_node=table["max_degree"]["ls_node"],
-                   times=tri["gs_edge"] / max(tri["ls_edge"], 1))
+                   pessimism=lessons.section_text(
+                       SLUG, "table-pessimistic" if times >= 1 / SPARSE else "table-not-pessimistic",
+                       times=times))
 
 
 st.header("4. A private triangle count")
@@ -286,11 +305,19 @@ def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
         chart(draws["errors"], key="graphs_errors", **CHART)
     with right:
         better = values["mech_error"] < values["naive_error"]
+        half = (n - 2) / 2
+        culprit = ("both" if min(b_value, shift) >= half else "bound" if b_value >= half
+                   else "shift" if shift >= half else "sum")
         lessons.render(SLUG, "notice-mechanism-wins" if better else "notice-mechanism-loses",
                        ratio=max(values["mech_error"], values["naive_error"])
-                       / min(values["mech_error"], values["naive_error"]), **values)
+                       / min(values["mech_error"], values["naive_error"]), half_gs=half,
+                       culprit=lessons.section_text(SLUG, f"loses-{culprit}"), **values)
     lessons.render(SLUG, "why-it-works", **values)
-    lessons.render(SLUG, "role-of-delta", **values)
+    notes = ([lessons.section_text(SLUG, "delta-not-small", delta=delta)]
+             if delta >= 0.1 * values["one_over_m"] else [])
+    if delta < max(DELTAS):
+        notes.append(lessons.section_text(SLUG, "delta-try-large"))
+    lessons.render(SLUG, "role-of-delta", delta_note=" ".join(notes), **values)
     lessons.quiz(SLUG, "delta-role")
 
     with st.container(border=True):
@@ -299,10 +326,20 @@ def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
         t, t_prime = stats.triangles, neighbour["after"]
         direction = float(np.sign(t_prime - t))
         typical = b_value + shift  # the median of d̂
+        c = abs(t_prime - t)
+        rough = c * epsilon / typical
+        # What the audit's samples can resolve of a probability near ½: two standard errors.
+        resolution = 2 * np.sqrt(0.25 / AUDIT_SAMPLES)
+        delta_text = lessons.section_text(
+            SLUG, "audit-delta-small" if values["fail_p"] < resolution else "audit-delta-large",
+            resolution=resolution, samples=AUDIT_SAMPLES, **values)
+        expect = lessons.section_text(
+            SLUG, "audit-expect-far" if rough <= SPARSE * 2 * epsilon else "audit-expect-below")
         lessons.render(SLUG, "audit", T=t, T_prime=t_prime, u=neighbour["change"][1],
-                       v=neighbour["change"][2], c=abs(t_prime - t), eps2=2 * epsilon,
+                       v=neighbour["change"][2], c=c, eps2=2 * epsilon, B=b_value, shift=shift,
+                       friends=f"{c} common friend" + ("" if c == 1 else "s"),
                        verb="adds" if t_prime >= t else "removes", typical=typical,
-                       rough=abs(t_prime - t) * epsilon / typical)
+                       rough=rough, delta_text=delta_text, expect=expect)
         audit_panel(
             "graphs_audit",
             functools.partial(triangle_releases, triangles=t_prime,
@@ -310,7 +347,7 @@ def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
             functools.partial(triangle_releases, triangles=t, bound=b_value, epsilon=epsilon,
                               delta=delta),
             functools.partial(_beyond, start=float(t_prime), direction=direction),
-            promised_epsilon=2 * epsilon,
+            promised_epsilon=2 * epsilon, samples=AUDIT_SAMPLES,
             event_label=f"release {'>' if direction >= 0 else '<'} T(G′) = {t_prime:,}",
             cache_key=("triangles", n, ties, triad_p, tuple(seed), bound, epsilon, delta),
         )

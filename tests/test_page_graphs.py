@@ -218,3 +218,55 @@ def test_sensitivity_rows_show_the_table():
     assert rows["query q"] == ["number of ties", "max degree d", "number of triangles"]
     assert rows["GS edge"] == ["1", "1", "198"]
     assert rows["GS node"] == ["199", "199", "19,701"]
+
+
+# --- live sentences at the settings that broke them (issue 13) ---------------------------------
+
+
+def _flat(at) -> str:
+    return " ".join(page_text(at).split())
+
+
+def test_small_network_does_not_claim_sparsity_or_far_below():
+    # n = 20: d = 12 is 60% of n, and one tie can move T by 6 of the worst case 18.
+    at = app_test(LESSON, {"graphs_n": "20"})
+    assert_clean(at)
+    text = _flat(at)
+    assert "The graph is sparse" not in text and "Here d is 60% of n = 20, not far below it" in text
+    assert "far below the worst case" not in text
+    assert "it is 33% of the worst case n − 2 = 18" in text
+    assert "times more pessimistic" not in text and "only 3.0 times the local value" in text
+    # the naive mechanism wins here, and the page says which term is to blame
+    assert "each of them alone is too large" in text
+
+
+def test_default_network_keeps_the_sparse_sentences(default_run):
+    text = _flat(default_run)
+    assert "The graph is sparse: d is only 18% of n = 200." in text
+    assert "far below the worst case n − 2 = 198" in text
+    assert "the worst case is 28 times more pessimistic" in text
+    assert "Leaving δ out matters little here" in text and "Expect ε̂ far below the promise" in text
+
+
+def test_large_delta_audit_does_not_claim_delta_is_invisible():
+    # δ = 0.1: about 1,000 of 20,000 runs have a low bound, which 100,000 samples can see.
+    at = app_test(LESSON, {"graphs_delta": "0.1"})
+    assert_clean(at)
+    text = _flat(at)
+    assert "too little to show" not in text and "matters little" not in text
+    assert "At δ = 0.1 that check is stricter than the promise" in text
+    assert "The δ = 0.1 set now is not." in text and "Try δ = 0.1" not in text
+
+
+def test_dense_network_max_degree_and_a_bound_that_is_too_large():
+    # n = 20 with 8 ties each: d = 18 of 19 possible, so no hub can lift it and the node-level
+    # change is small; the max-degree bound B = 18 ≥ (n − 2)/2 loses whatever ε is.
+    at = app_test(LESSON, {"graphs_n": "20", "graphs_ties": "8", "graphs_triad": "0.9",
+                           "graphs_eps": "0.7", "graphs_delta": "0.1",
+                           "graphs_query": charts.QUERY_NAMES["max_degree"]})
+    assert_clean(at)
+    text = _flat(at)
+    assert "close to n." not in text.split("On a large sparse network")[0]
+    assert "of the most it could ever be, n − 1 = 19, and here d = 18 is itself 95% of n − 1" in text
+    assert "the bound alone is too large" in text and "Raising ε cannot make it win" in text
+    assert "Expect ε̂ below the promise, though not far below it here." in text
