@@ -48,6 +48,7 @@ COIN_FLIPS = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_00
               200_000, 500_000, 1_000_000]
 DISPLAY_BINS = 60
 RANDOM_BID_TOP = 10.0  # random bidders bid uniformly in [0, 10]
+AUCTION_NS = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000]
 
 
 def fmt(x: float) -> str:
@@ -57,6 +58,22 @@ def fmt(x: float) -> str:
 def of_n(x: float) -> str:
     """A share of n: "0.05%", "under 0.01%" or "0"."""
     return "0" if x == 0 else f"{x:.2%}" if x >= 1e-4 else "under 0.01%"
+
+
+def chance(p: float, digits: int = 1) -> str:
+    """A probability as a percentage that never rounds a chance below 1 up to 100%."""
+    text = f"{p:.{digits}%}"
+    return text if p >= 1 or text != f"{1:.{digits}%}" else f"over {1 - 10 ** -(digits + 2):.{digits}%}"
+
+
+def share_of_opt(x: float) -> str:
+    """A share of OPT, never rounded up to 100%."""
+    return f"{x:.0%}" if x < 0.995 else "over 99%"
+
+
+def money(x: float) -> str:
+    """A utility or revenue to three decimals, or with thousands separators once it is large."""
+    return f"{x:.3f}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
 def people(x: float) -> str:
@@ -130,20 +147,20 @@ def selection_demo() -> None:
         top_phrase = f"**{names[0]}**, one of the {tied} candidates tied at the top score {fmt(scores[0])},"
         limits = ("Slide ε toward 0 and every bar moves to that uniform line: the high bars sink and "
                   f"the low ones rise. As ε grows, the {tied} tied candidates share almost "
-                  f"everything: at ε = {max(EPSILONS):g} each of them gets {at_max:.1%}.")
+                  f"everything: at ε = {max(EPSILONS):g} each of them gets {chance(at_max)}.")
     else:
         top_phrase = f"the top candidate **{names[0]}** (score {fmt(scores[0])})"
         limits = ("Slide ε toward 0 and every bar moves to that uniform line: the high bars sink and "
                   "the low ones rise. As ε grows, the top bar grows toward 100%: at "
-                  f"ε = {max(EPSILONS):g}, the slider's end, it gets {at_max:.1%}.")
-    same = f"{notes[0]:.1%}" == f"{probabilities[0]:.1%}"
+                  f"ε = {max(EPSILONS):g}, the slider's end, it gets {chance(at_max)}.")
+    same = chance(notes[0]) == chance(probabilities[0])
     below_all = ("Here the line lies below every candidate's score, so the promise holds "
                  "trivially. " if threshold < scores[-1] else "")
     lessons.render(SLUG, "sel-notice", eps=epsilon, top=f"**{names[0]}**", opt=fmt(scores[0]),
-                   p_top=probabilities[0], uniform=1 / len(scores), k=len(scores),
+                   p_top=chance(probabilities[0]), uniform=1 / len(scores), k=len(scores),
                    gap=fmt(scores[0] - threshold), threshold=fmt(threshold), p_below=p_below,
                    below_all=below_all,
-                   bound=math.exp(-t), t=t, notes_p_top=notes[0], top_phrase=top_phrase,
+                   bound=math.exp(-t), t=t, notes_p_top=chance(notes[0]), top_phrase=top_phrase,
                    limits=limits, notes_lead="That is no better here, and" if same
                    else "That looks better, but")
 
@@ -198,8 +215,8 @@ def disease_demo() -> None:
                  f"for 90% here the exponential mechanism needs ε = {fmt(exact)}, and "
                  f"report-noisy-max more than {top}")
 
-    def share(p: float) -> str:
-        return f"{p:.0%}" if p >= 0.01 or p == 0 else f"{p:.2%}"
+    def share(p: float) -> str:  # every method can miss, so even an estimate of 1 is "over 99%"
+        return chance(min(p, 1 - 1e-9), 0) if p >= 0.01 or p == 0 else f"{p:.2%}"
 
     lessons.render(SLUG, "dis-notice", eps=epsilon, k=f"{k:,}",
                    gap=f"{gap} {'person' if gap == 1 else 'people'}",
@@ -404,8 +421,7 @@ def auction_demo() -> None:
             st.button("↺ Back to 1, 1, 1, 3.01", key="exp_auc_reset", on_click=reset_table,
                       args=("exp_auc_table",))
         else:
-            n = n_slider("exp_auc_n", 100, options=[10, 20, 50, 100, 200, 500, 1000, 2000, 5000],
-                         label="n (bidders, bids uniform in [0, 10])")
+            n = n_slider("exp_auc_n", 100, options=AUCTION_NS, label="n (bidders, bids uniform in [0, 10])")
             resample_button("exp_auc", "🎲 New bidders")
         menu = choice_radio("Candidate prices", list(MENUS), "bids", "exp_auc_menu", format_func=MENUS.get)
         cap = choice_slider("highest price on the public menu", [1, 2, 5, 10, 20, 50, 100], 5, "exp_auc_cap")
@@ -450,10 +466,35 @@ def auction_demo() -> None:
         a, b = st.columns(2)
         a.metric("E[revenue]", fmt(expected[at]))
         b.metric("OPT", fmt(opt), help=f"best price on this menu: {opt_price:.2f}")
+    public = auction.price_grid(cap)
+    if menu == "bids":
+        other = public
+        other_section, other_keys = "auc-compare-bids", ("grid_expected", "grid_ratio", "grid_opt")
+    else:
+        other = np.unique(bids[bids > 0])
+        other_section, other_keys = "auc-compare-grid", ("bids_expected", "bids_ratio", "bids_opt")
+    other_expected = float(auction.expected_revenue(bids, other, [epsilon])[0])
+    other_opt = float(auction.revenue(bids, other).max())
+    menu_compare = lessons.section_text(
+        SLUG, other_section, grid_size=f"{len(public):,}", cap=fmt(cap),
+        menu_size=f"{len(np.unique(bids[bids > 0])):,}",
+        **dict(zip(other_keys, (fmt(other_expected), share_of_opt(other_expected / other_opt), fmt(other_opt)),
+                   strict=True)))
+    many = max(AUCTION_NS)
+    many_bids = random_bids(many, demo_seed("exp_auc"))
+    many_prices = np.unique(many_bids[many_bids > 0]) if menu == "bids" else public
+    many_ratio = (float(auction.expected_revenue(many_bids, many_prices, [epsilon])[0])
+                  / float(auction.revenue(many_bids, many_prices).max()))
+    copies = int(np.sum(bids >= highest))
     lessons.render(SLUG, "auc-notice", eps=epsilon, expected=fmt(expected[at]), opt=fmt(opt),
-                   ratio=expected[at] / opt, guarantee=fmt(max(guarantee[at], 0.0)),
-                   loss=fmt(opt - guarantee[at]), bidders=f"{len(bids):,}", highest=highest,
-                   above=highest + 0.01)
+                   ratio=share_of_opt(expected[at] / opt), loss=fmt(opt - guarantee[at]),
+                   guarantee=(lessons.section_text(SLUG, "auc-guarantee", guarantee=fmt(guarantee[at]))
+                              if guarantee[at] > 0 else lessons.section_text(SLUG, "auc-guarantee-empty")),
+                   bidders=f"{len(bids):,}", highest=highest, above=highest + 0.01,
+                   copies="one copy" if copies == 1 else f"{copies:,} copies",
+                   menu_compare=menu_compare, many=f"{many:,}", many_ratio=share_of_opt(many_ratio),
+                   many_menu="the menu of their bids" if menu == "bids"
+                   else f"the public menu up to {fmt(cap)}")
     grid = auction.price_grid(cap)
     reports = np.linspace(0, max(cap, highest) * 1.2, 121)
     bidder = int(np.argmax(bids))
@@ -468,9 +509,10 @@ def auction_demo() -> None:
                                          math.exp(epsilon) * truthful),
               width="stretch", key="exp_auc_truthful")
     best = int(np.argmax(utilities))
-    lessons.render(SLUG, "auc-truthful", value=fmt(highest), cap=fmt(cap), truthful=truthful,
-                   best_report=fmt(reports[best]), best_lie=utilities[best],
-                   bound=math.exp(epsilon) * truthful, factor=math.exp(epsilon))
+    lessons.render(SLUG, "auc-truthful", value=fmt(highest), cap=fmt(cap), truthful=money(truthful),
+                   best_report=fmt(reports[best]), best_lie=money(utilities[best]),
+                   bound=money(math.exp(epsilon) * truthful), factor=fmt(math.exp(epsilon)),
+                   grid_size=f"{len(grid):,}")
 
 
 # --- 5. A coin's bias ----------------------------------------------------------------------------------
