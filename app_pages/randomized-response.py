@@ -56,6 +56,45 @@ def _epsilon_label(epsilon) -> str:
     return "ln 3" if epsilon == LN3 else number_label(epsilon)
 
 
+# Numbers in prose, never rounded to a certainty they are not.
+def _prob(p: float, decimals: int = 4) -> str:
+    """0.7500, or 0.99995 where four decimals would print 1.0000."""
+    for d in range(decimals, 12):
+        text = f"{p:.{d}f}"
+        if float(text) not in (0.0, 0.5, 1.0) or p in (0.0, 0.5, 1.0):
+            return text
+    return f"{p:.12f}"
+
+
+def _factor(x: float, digits: int = 4) -> str:
+    return f"{x:.{digits}g}" if x < 10 ** (digits - 1) else f"{x:,.0f}"
+
+
+def _percent(p: float, other: float | None = None) -> str:
+    """62.2%, or more digits where one decimal would print the same as `other`."""
+    if p > 0.999:
+        return "more than 99.9%"
+    if p < 0.001:
+        return "less than 0.1%"
+    for d in (1, 2, 3, 4):
+        text = f"{p:.{d}%}"
+        if other is None or text != f"{other:.{d}%}":
+            return text
+    return f"{p:.4%}"
+
+
+SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def _people_count(x: float) -> str:
+    """45,260,586 people, or 4.5 × 10¹⁵ (more than live on Earth)."""
+    if x < 1e10:
+        return f"{x:,.0f}"
+    mantissa, exponent = f"{x:.1e}".split("e")
+    return (f"{mantissa} × 10{str(int(exponent)).translate(SUPERSCRIPTS)} "
+            "(more than live on Earth)")
+
+
 st.title("Randomized response")
 lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
@@ -71,8 +110,8 @@ with controls:
                             help="Smaller ε means more noise and stronger privacy. "
                                  "It drives every demo on this page.")
     q = rr_keep_probability(epsilon)
-    lessons.render(SLUG, "conversions", eps=epsilon, q=q, alpha=rr_alpha(epsilon),
-                   h=coin_heads_probability(epsilon), ratio=math.exp(epsilon))
+    lessons.render(SLUG, "conversions", eps=epsilon, q=_prob(q), alpha=_prob(rr_alpha(epsilon)),
+                   h=_prob(coin_heads_probability(epsilon)), ratio=_factor(math.exp(epsilon)))
 with plot:
     chart(charts.keep_probability_chart(epsilon), width="stretch")
 
@@ -144,7 +183,8 @@ def coin_demo(epsilon: float) -> None:
             st.markdown("## " + ("Yes" if answer else "No"))
             st.caption("The truth." if first_heads else
                        ("Matches the truth by chance." if answer == truth else "Not the truth."))
-    lessons.render(SLUG, "coin-after", q=q, one_minus_q=1 - q, ratio=math.exp(epsilon))
+    lessons.render(SLUG, "coin-after", q=_prob(q, 3), one_minus_q=_prob(1 - q, 3),
+                   ratio=_factor(math.exp(epsilon), 3))
 
 
 coin_demo(epsilon)
@@ -189,11 +229,18 @@ def survey_demo(epsilon: float) -> None:
         sim = simulated_rmse(SIM_N, pi, epsilon, rng, trials=SIM_TRIALS)
         chart(charts.error_vs_n_chart(N_GRID, rr_rmse(N_GRID, epsilon), np.array(SIM_N),
                                       sim, n, abs(estimate - truth)), width="stretch")
+    outside = float(np.mean((estimates < 0) | (estimates > 1)))
+    values = {"yes_share": yes_share, "truth": truth, "outside": outside}
     with notice:
-        lessons.render(SLUG, "survey-notice", yes_share=yes_share, truth=truth, trials=TRIALS,
+        lessons.render(SLUG, "survey-notice", trials=TRIALS,
                        sim_rmse=float(np.sqrt(np.mean(errors**2))), rmse=rmse, n=n,
                        two_rmse=2 * rmse,
-                       outside=float(np.mean((estimates < 0) | (estimates > 1))))
+                       bias_text=lessons.section_text(
+                           SLUG, "survey-unbiased-half" if abs(truth - 0.5) < 0.005
+                           else "survey-biased", **values),
+                       outside_text=lessons.section_text(
+                           SLUG, "survey-outside" if outside > 0 else "survey-outside-none",
+                           **values))
 
 
 survey_demo(epsilon)
@@ -211,11 +258,23 @@ def local_central_demo(epsilon: float) -> None:
     with controls:
         n = choice_slider("n (people, log scale)", N_OPTIONS, 10_000, "rr_lc_n",
                           format_func=_people)
-        resample_button("rr_lc", "🎲 Resample the simulated points")
         ratio = local_central_ratio(n, epsilon)
+        sampling = sampling_rmse(n, 0.5)
+        versus = central_rmse(n, epsilon) / sampling
+        central_vs = ("far below" if versus < 0.1 else "below" if versus < 1
+                      else "above" if versus < 10 else "far above")
         lessons.render(SLUG, "local-central-notice", n=n, eps=epsilon, local=rr_rmse(n, epsilon),
-                       central=central_rmse(n, epsilon), ratio=ratio, per_root_n=ratio / math.sqrt(n),
-                       n_needed=local_n_to_match_central(n, epsilon))
+                       central=central_rmse(n, epsilon),
+                       ratio=f"{ratio:.2g}" if ratio < 10 else f"{ratio:,.0f}",
+                       per_root_n=ratio / math.sqrt(n),
+                       n_needed=_people_count(local_n_to_match_central(n, epsilon)),
+                       trials=SIM_TRIALS, central_vs=central_vs,
+                       coin_factor=_factor(rr_rmse(n, epsilon) / sampling, 2),
+                       large_eps=lessons.section_text(SLUG, "local-central-large-eps",
+                                                      eps=epsilon, per_root_n=ratio / math.sqrt(n))
+                       if epsilon > 1.1 else "")
+    # The dots are RMSEs of SIM_TRIALS surveys each: a new draw would move them by about
+    # 4%, less than a pixel on this log scale, so there is no resample button here.
     rng = rng_for("rr_lc")
     with plot:
         chart(charts.local_central_chart(
@@ -247,7 +306,8 @@ def tammy_demo(epsilon: float) -> None:
         left, right = st.columns(2)
         left.metric("After a Yes", f"{post_yes:.3f}")
         right.metric("After a No", f"{post_no:.3f}")
-        lessons.render(SLUG, "tammy-notice", prior=prior, post_yes=post_yes, ratio=math.exp(epsilon))
+        lessons.render(SLUG, "tammy-notice", prior=_percent(prior),
+                       post_yes=_percent(post_yes, other=prior), ratio=_factor(math.exp(epsilon), 3))
     with plot:
         chart(charts.posterior_chart(epsilon, prior), width="stretch")
     lessons.render(SLUG, "tammy-formula", q=q, eps=epsilon, prior=prior, one_minus_prior=1 - prior,
@@ -301,9 +361,12 @@ def audit_demo(epsilon: float) -> None:
                     _said_yes, promised_epsilon=epsilon, event_label="{report = Yes}",
                     cache_key=("rr", alpha), samples=samples)
         p_yes, p_no, rate_ratio = _yes_rates(alpha, samples, demo_seed("rr_audit"))
-        lessons.render(SLUG, "audit-rates", samples=samples, p_yes=p_yes, p_no=p_no,
-                       rate_ratio=rate_ratio, log_ratio=float(np.log(rate_ratio)),
-                       true_eps=alpha_epsilon(alpha), eps=epsilon)
+        true_eps = alpha_epsilon(alpha)
+        section = ("audit-rates" if p_no > 0 else "audit-rates-never" if math.isinf(true_eps)
+                   else "audit-rates-none-seen")
+        lessons.render(SLUG, section, samples=samples, p_yes=p_yes, p_no=p_no,
+                       rate_ratio=rate_ratio, log_ratio=float(np.log(rate_ratio)) if p_no else 0.0,
+                       true_eps=true_eps, eps=epsilon, one_minus_q=0.5 - alpha)
 
 
 audit_demo(epsilon)

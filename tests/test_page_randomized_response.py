@@ -162,3 +162,55 @@ def test_local_central_chart_has_both_models():
     fig = charts.local_central_chart(n, n**-0.5, 1 / n, 0.5 * n**-0.5, n, n**-0.5, 1 / n, 1000)
     names = " ".join(t.name for t in fig.data)
     assert "local" in names and "central" in names and "n = 1,000" in names
+
+
+# --- issue 13/14: every live sentence true at every setting ----------------------------------
+
+
+def _flat(at) -> str:
+    return " ".join(" ".join(m.value for m in at.markdown).split())
+
+
+def test_local_lower_bound_is_stated_for_moderate_epsilon_only():
+    large = _flat(app_test(LESSON, {"rr_eps": "10"}))
+    assert "a factor of **4.8**" in large  # n = 10,000: far from √n = 100
+    assert "for moderate ε (up to about 1)" in large
+    assert "Above that the coins rarely lie" in large and "That factor ≈ √n" not in large
+    fair = _flat(app_test(LESSON))
+    assert "Above that the coins rarely lie" not in fair and "a factor of **67**" in fair
+
+
+def test_grey_line_comparison_follows_n_and_epsilon():
+    small = _flat(app_test(LESSON, {"rr_eps": "0.01", "rr_lc_n": "10"}))
+    assert "central noise is far above it" in small  # √2/(0.01·10) = 14 against 0.5/√10 = 0.16
+    assert "central noise is far below it" in _flat(app_test(LESSON))
+    assert "the coins add 200 times the sampling error" in small
+
+
+def test_no_resample_button_that_changes_nothing():
+    at = app_test(LESSON)
+    assert not [b for b in at.button if b.key and b.key.startswith("rr_lc")]
+    assert "each the RMSE of 300 surveys" in _flat(at)
+
+
+def test_nothing_printed_as_certain_at_large_epsilon():
+    text = _flat(app_test(LESSON, {"rr_eps": "10", "rr_prior": "0.99"}))
+    assert "| 1.0000 |" not in text and "| 0.99995 |" in text
+    assert "probability 0.99995 when the truth is *Yes*" in text
+    assert "100.0%" not in text and "more than 99.9% sure" in text
+
+
+def test_survey_notice_at_half_and_at_zero():
+    half = _flat(app_test(LESSON, {"rr_pi": "0.5"}))
+    assert "happens to be unbiased" in half and "is biased" not in half
+    zero = _flat(app_test(LESSON, {"rr_pi": "0"}))
+    assert "fall outside [0, 1], which happens when π is near 0 or 1" in zero
+    assert "None of the repeated estimates falls outside" in _flat(app_test(LESSON))
+
+
+def test_audit_rates_with_no_yes_from_the_no_group():
+    broken = app_test(LESSON)
+    broken.radio(key="rr_audit_impl").set_value("slide").run()
+    assert_clean(broken)
+    text = _flat(broken)
+    assert "ratio ≈ inf" not in text and "not ε-DP for any ε" in text
