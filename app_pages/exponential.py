@@ -60,6 +60,16 @@ def of_n(x: float) -> str:
     return "0" if x == 0 else f"{x:.2%}" if x >= 1e-4 else "under 0.01%"
 
 
+def small(x: float) -> str:
+    """Two significant digits; whole numbers from 100, and powers of ten below 10⁻⁴."""
+    if x == 0 or 1e-4 <= abs(x) < 100:
+        return f"{x:.2g}"
+    if abs(x) >= 100:
+        return f"{x:,.0f}"
+    mantissa, exponent = f"{x:.1e}".split("e")
+    return f"{mantissa} × 10" + str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
 def chance(p: float, digits: int = 1) -> str:
     """A probability as a percentage that never rounds a chance below 1 up to 100%."""
     text = f"{p:.{digits}%}"
@@ -562,9 +572,21 @@ def coin_demo() -> None:
         a, b = st.columns(2)
         a.metric("sd, exponential", f"{view['sd_exp']:.4f}")
         b.metric("sd, Laplace", f"{view['sd_lap']:.4f}")
-    lessons.render(SLUG, "coin-notice", n=f"{flips:,}", sd_exp=view["sd_exp"], sd_lap=view["sd_lap"],
-                   sd_sampling=math.sqrt(theta * (1 - theta) / flips), inv_c=1 / view["c"],
-                   effective=view["c"] * flips, eps=epsilon)
+    variances = view["variances"]
+    ahead = variances["laplace"] < variances["exponential"]
+    cross = COIN_FLIPS[int(np.argmax(ahead))] if ahead.any() else None
+    if cross is None:  # never on this grid (tests check every θ and ε of the sliders)
+        here = ""
+    elif flips < cross:
+        here = f" Here, at N = {flips:,}, the exponential mechanism is still ahead."
+    else:
+        here = ""
+    lessons.render(SLUG, "coin-notice", n=f"{flips:,}", sd_exp=small(view["sd_exp"]),
+                   sd_lap=small(view["sd_lap"]), sd_sampling=small(math.sqrt(theta * (1 - theta) / flips)),
+                   inv_c=small(1 / view["c"]), effective=small(view["c"] * flips), eps=epsilon,
+                   cross=f"{cross:,}" if cross else f"beyond {COIN_FLIPS[-1]:,}",
+                   last=f"{COIN_FLIPS[-1]:,}",
+                   margin=f"{variances['exponential'][-1] / variances['laplace'][-1]:,.0f}", here=here)
 
 
 # --- 6. Check the guarantee ------------------------------------------------------------------------------

@@ -381,3 +381,32 @@ def test_auction_notice_reads_the_live_auction():
 def test_chances_below_one_are_never_shown_as_100_percent():
     text = _markdown(_open("Most common disease", exp_dis_eps="10"))
     assert "100%" not in text.split("**What to notice**")[1].split("- To be right")[0]
+
+
+def test_coin_notice_says_when_the_exponential_mechanism_is_still_ahead():
+    text = _markdown(_open("Coin bias"))
+    assert "on the chart they are ahead from N = 50 on" in text and "still ahead" not in text
+    # N = 10 at ε = 0.1: Laplace's sd (0.37) is above the exponential mechanism's (0.23).
+    text = _markdown(_open("Coin bias", exp_coin_n="10"))
+    assert "Here, at N = 10, the exponential mechanism is still ahead." in text
+    assert "$cN$ ≈ 0.22 flips instead of N" in text
+    # ε = 10, N = 1,000,000: c > 1, tiny sds in powers of ten, no "only" or "≈ 0 times".
+    text = _markdown(_open("Coin bias", exp_coin_eps="10", exp_coin_n="1e+06"))
+    assert "≈ 0.46 times the sampling variance" in text and "× 10⁻" in text
+    assert "e-0" not in text and "e+0" not in text
+
+
+def test_noisy_counts_overtake_the_exponential_mechanism_on_the_coin_chart_for_every_setting():
+    # The coin notice names the N from which noisy counts are ahead; on the page's grid of N that
+    # point exists for every θ and ε of the sliders, and they stay ahead after it.
+    from dp import medians
+    from ui.params import EPSILONS
+
+    flips = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000,
+             200_000, 500_000, 1_000_000]
+    for theta in np.arange(0.1, 0.91, 0.05):
+        for eps in EPSILONS:
+            v = medians.coin_variances(round(theta, 2), flips, eps, np.random.default_rng(1))
+            ahead = v["laplace"] < v["exponential"]
+            first = int(np.argmax(ahead))
+            assert ahead.any() and ahead[first:].all(), (theta, eps)
