@@ -437,7 +437,7 @@ def audit_demo() -> None:
     used = 2.0 if calibration == CALIBRATIONS[0] else 1.0
     d, d_prime = np.array(AUDIT_COUNTS), np.array([AUDIT_COUNTS[0] - 1, AUDIT_COUNTS[1] + 1])
     with result:
-        audit_panel(
+        certified = audit_panel(
             "lap_audit",
             functools.partial(laplace_samples, value=d, sensitivity=used, epsilon=epsilon),
             functools.partial(laplace_samples, value=d_prime, sensitivity=used, epsilon=epsilon),
@@ -446,8 +446,12 @@ def audit_demo() -> None:
             event_label=f"{{bucket 1 ≥ {AUDIT_COUNTS[0]} and bucket 2 ≤ {AUDIT_COUNTS[1]}}}",
             cache_key=("laplace-histogram", epsilon, used, AUDIT_COUNTS),
         )
-        lessons.render(SLUG, "audit-notice", eps=epsilon, true_eps=2 * epsilon / used,
-                       used=used)
+        true_eps = 2 * epsilon / used
+        bound_text = lessons.section_text(
+            SLUG, "audit-bound-below" if certified <= true_eps else "audit-bound-above",
+            certified=certified)
+        lessons.render(SLUG, "audit-notice", eps=epsilon, true_eps=true_eps, used=used,
+                       bound_text=bound_text)
 
 
 audit_demo()

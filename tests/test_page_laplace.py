@@ -248,3 +248,13 @@ def test_next_lesson_is_a_link(default_run):
 def test_clipping_best_bound_at_the_edge_of_the_chart_says_so():
     text = _text(app_test(LESSON, {"lap_clip_eps": "0.01", "lap_clip_n": "100"}))
     assert "at most about 30, the lowest U on the chart" in text
+
+
+def test_audit_notice_does_not_claim_the_bound_sits_below_when_it_does_not():
+    at = app_test(LESSON, {"lap_audit_eps": "3"})
+    at.radio(key="lap_audit_calib").set_value(at.radio(key="lap_audit_calib").options[1]).run()
+    assert_clean(at)
+    text = _text(at)
+    certified = float(text.split("The certified ε̂ = ")[1].split(" ")[0])
+    assert ("sits below the true value" in text) == (certified <= 6)
+    assert ("lands just above the true value" in text) == (certified > 6)
