@@ -621,14 +621,24 @@ def audit_demo() -> None:
         chart(charts.loss_figure(AUDIT_MS, losses["app"], losses["notes"], epsilon, m),
               width="stretch", key="exp_aud_chart")
     with controls:
-        audit_panel("exp_aud", functools.partial(sample_choices, scores_d, used),
+        epsilon_hat = audit_panel("exp_aud", functools.partial(sample_choices, scores_d, used),
                     functools.partial(sample_choices, scores_d_prime, used), picks_option_a,
                     promised_epsilon=epsilon, event_label="{the output is option A}",
                     cache_key=("exp_aud", epsilon, m, form))
+    loss_notes = auction.privacy_loss(scores_d, scores_d_prime, 2 * epsilon, 1.0)
+    values = {"eps": epsilon, "m": m, "loss_notes": loss_notes, "epsilon_hat": epsilon_hat}
+    if loss_notes <= epsilon * (1 + 1e-9):
+        notes_verdict = lessons.section_text(SLUG, "aud-notes-equal", **values)
+    else:
+        live = "" if form == "app" else lessons.section_text(
+            SLUG, "aud-notes-caught" if epsilon_hat > epsilon else "aud-notes-missed", **values)
+        notes_verdict = lessons.section_text(SLUG, "aud-notes-above", live=live)
+    app_verdict = lessons.section_text(SLUG, "aud-app-live" if form == "app" else "aud-app-general",
+                                       **values)
     lessons.render(SLUG, "aud-notice", eps=epsilon, m=m,
                    loss_app=auction.privacy_loss(scores_d, scores_d_prime, epsilon, 1.0),
-                   loss_notes=auction.privacy_loss(scores_d, scores_d_prime, 2 * epsilon, 1.0),
-                   two_eps=2 * epsilon)
+                   loss_notes=loss_notes, two_eps=2 * epsilon, notes_verdict=notes_verdict,
+                   app_verdict=app_verdict)
 
 
 # --- The tabs (only the open one runs) ---------------------------------------------------------------------

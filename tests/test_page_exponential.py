@@ -410,3 +410,18 @@ def test_noisy_counts_overtake_the_exponential_mechanism_on_the_coin_chart_for_e
             ahead = v["laplace"] < v["exponential"]
             first = int(np.argmax(ahead))
             assert ahead.any() and ahead[first:].all(), (theta, eps)
+
+
+def test_audit_notice_reports_the_live_verdict():
+    text = _markdown(_open("Check the guarantee", exp_aud_form=NOTES_FORM))
+    assert re.search(r"Here it certifies ε̂ = 1\.\d+ > ε = 1\.", text)
+    assert "use m ≥ 5 or so" not in text
+    text = _markdown(_open("Check the guarantee"))
+    assert re.search(r"Here, with this app's formula, ε̂ = 0\.\d+ stays at or below ε = 1\.", text)
+    # m = 1: the notes' loss equals ε on this pair, so there is nothing to catch.
+    text = _markdown(_open("Check the guarantee", exp_aud_m="1"))
+    assert "the notes' loss on this pair is exactly ε" in text
+    # ε = 0.1, m = 200: option A is too rare for 100,000 samples to separate 0.199 from 0.1.
+    text = _markdown(_open("Check the guarantee", exp_aud_form=NOTES_FORM, exp_aud_eps="0.1",
+                           exp_aud_m="200"))
+    assert "Here it certifies only ε̂ = 0" in text and "too wide to separate 0.199" in text
