@@ -1,6 +1,6 @@
 """Key press to updated plot, in headless Chromium, for every page against a bare reference.
 
-    python bench/browser.py [slug ...] [--presses 15]
+    python bench/browser.py [slug ...] [--presses 15] [--url http://127.0.0.1:8080]
 
 One `streamlit run app.py` serves the lessons and, because DPLAB_BENCH=1, two hidden
 reference pages from bench/: "bench-reference" (one slider, one number; the issue's bare
@@ -15,6 +15,9 @@ gd.data would not do) differs from before the press ("first"), and until the las
 that changes has changed ("all"). On the reference page the number's text stands in for
 the chart. The page then settles (script finished) before the next press.
 
+`--url` times a server that is already running instead (it must have been started with
+DPLAB_BENCH=1), e.g. replicas behind nginx (deploy/replicas.py).
+
 Prints median and p95 per page, and each page's median over the bare reference's median
 (target ≤ 1.3) and over the chart reference's. Record results in docs/PERFORMANCE.md.
 """
@@ -22,6 +25,7 @@ Prints median and p95 per page, and each page's median over the bare reference's
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import statistics
@@ -186,6 +190,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("slugs", nargs="*", help="lesson slugs (default: every lesson)")
     parser.add_argument("--presses", type=int, default=15, help="timed presses per page")
+    parser.add_argument("--url", help="a running server (started with DPLAB_BENCH=1) to time "
+                                      "instead of starting one")
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -195,7 +201,8 @@ def main() -> None:
     lessons = [lesson for lesson in LESSONS if lesson.slug in SLIDER_PAGES
                and (not args.slugs or lesson.slug in args.slugs)]
     rows: dict[str, dict] = {}
-    with serve_app() as url, sync_playwright() as playwright:
+    server = contextlib.nullcontext(args.url.rstrip("/")) if args.url else serve_app()
+    with server as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         # One untimed visit of every page first: imports, and the first-ever draw of

@@ -141,7 +141,7 @@ def deployment(replicas: int = 2, listen: str = "127.0.0.1:8080", base_port: int
     """Start the replicas and nginx; yield a Deployment; stop everything on exit.
 
     `log_to` (a directory) keeps each replica's output in replica-N.log; by default it goes
-    to this process's stdout and stderr.
+    to this process's stderr, so that stdout carries only the launcher's own lines.
     """
     if replicas < 1:
         raise DeployError("--replicas must be at least 1")
@@ -166,7 +166,7 @@ def deployment(replicas: int = 2, listen: str = "127.0.0.1:8080", base_port: int
     logs = []
     try:
         for i, port in enumerate(ports, 1):
-            out = None
+            out = sys.stderr
             if log_to is not None:
                 out = open(Path(log_to) / f"replica-{i}.log", "wb")  # noqa: SIM115 (closed below)
                 logs.append(out)
@@ -174,7 +174,7 @@ def deployment(replicas: int = 2, listen: str = "127.0.0.1:8080", base_port: int
                 [sys.executable, "-m", "serve", "--server.port", str(port),
                  "--server.address", "127.0.0.1", "--server.headless", "true",
                  *streamlit_options],
-                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT if out else None))
+                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT))
         deadline = time.monotonic() + START_TIMEOUT
         for i, (port, process) in enumerate(zip(ports, processes, strict=True), 1):
             _wait_healthy(f"http://127.0.0.1:{port}", process, f"replica {i} (port {port})",
@@ -189,7 +189,7 @@ def deployment(replicas: int = 2, listen: str = "127.0.0.1:8080", base_port: int
                                capture_output=True, text=True)
         if check.returncode != 0:
             raise DeployError(f"nginx rejected the configuration:\n{check.stderr}")
-        nginx = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(main)])
+        nginx = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(main)], stdout=sys.stderr)
         processes.append(nginx)
         _wait_healthy(url, nginx, "nginx", time.monotonic() + 20)
         yield Deployment(url=url, replica_ports=ports,
