@@ -95,7 +95,7 @@ def test_the_accountant_stops_the_averaging_attack():
 
 
 def test_a_large_budget_leaks_only_when_spent_on_few_answers():
-    # ε_T = 10 clears the 5.54 bar, but 100 answers at ε = 0.1 average to only about
+    # ε_T = 10 clears the 5.99 bar, but 100 answers at ε = 0.1 average to only about
     # ± 1.96·√2·√100/10 ≈ 2.8, while two answers at ε = 5 give ± 1.96·√2·√2/10 ≈ 0.39.
     slow = _clean(app_test(LESSON, {"budget_game_total": "10"}))
     _ask(slow, "heart_attack", "0.1", button="budget_game_repeat")
