@@ -1,6 +1,8 @@
 """Class poll, the instructor's side: create a poll, project its code, watch the debiased estimate live."""
 
 import math
+import time
+from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import streamlit as st
@@ -10,11 +12,14 @@ from dp.rr_inference import rr_half_width, rr_running_estimates
 from ui import lessons
 from ui import poll as ui_poll
 from ui.charts.poll import estimate_figure, precision_figure
-from ui.params import EPSILONS, choice_slider, number_label, url_value
+from ui.params import EPSILONS, choice_slider, note_if_ignored, number_label, url_value
 from ui.show import chart
 
 SLUG = ui_poll.INSTRUCTOR_SLUG
 CODE_KEY, ADMIN_LINK_KEY = "code", "admin"
+DEFAULT_CLASS_SIZE = 30
+SIZE_KEY = "poll_new_class_size"
+RATE_WINDOW = 60.0  # seconds of answer counts behind "answers in the last minute"
 EPS_OPTIONS = [e for e in EPSILONS if 0.1 <= e <= 5]
 CLASS_SIZES = [10, 20, 30, 50, 100, 200, 500, 1000]
 SIZE_GRID = np.unique(np.round(np.logspace(1, 3, 61)))
@@ -51,6 +56,22 @@ def create_form() -> None:
         f"Yes/no question (up to {store.QUESTION_MAX_CHARS} characters)", key="poll_question",
         max_chars=store.QUESTION_MAX_CHARS, placeholder="Have you ever copied homework?",
         help="Shown on every phone. Longer text cannot be typed: the box stops at the limit.")
+    link_size = url_value(SIZE_KEY)
+    if link_size is not None and not (link_size.isdigit() and len(link_size) <= 4 and
+                                      store.CLASS_SIZE_MIN <= int(link_size) <= store.CLASS_SIZE_MAX):
+        # Streamlit's own parsing of a bound number box fails on values such as 1e400, so an
+        # unusable value leaves the link before the box reads it (the note says so below).
+        st.session_state["poll_ignored_class_size"] = link_size
+        del st.query_params[SIZE_KEY]
+        st.rerun()
+    ignored = st.session_state.pop("poll_ignored_class_size", None)
+    class_size = st.number_input(
+        "Class size: the most answers this poll takes", min_value=store.CLASS_SIZE_MIN,
+        max_value=store.CLASS_SIZE_MAX, value=DEFAULT_CLASS_SIZE, step=1, key=SIZE_KEY,
+        bind="query-params",
+        help="Count everyone who may answer. Answers beyond it are refused, so that one script "
+             "cannot flood the poll; you can raise it while the poll runs.")
+    note_if_ignored(SIZE_KEY, "class size", link_size if ignored is None else ignored, str(class_size))
     protocol = st.radio("Protocol", list(PROTOCOL_LABELS), key="poll_protocol",
                         format_func=PROTOCOL_LABELS.get, horizontal=True)
     epsilon = math.log(3)
@@ -59,12 +80,19 @@ def create_form() -> None:
                                    format_func=number_label,
                                    help="Smaller ε: more noise per answer and a wider interval.")
     if st.button("Create the poll", type="primary", key="poll_create"):
+        wait = ui_poll.creation_wait()
+        if wait > 0:
+            st.warning(lessons.section_text(SLUG, "create-wait", wait=ui_poll.say_seconds(wait)),
+                       icon="⏳")
+            return
         try:
             with ui_poll.database_guard():
-                poll, token = store.create_poll(ui_poll.engine(), question, protocol, epsilon)
+                poll, token = store.create_poll(ui_poll.engine(), question, protocol, epsilon,
+                                                class_size=int(class_size))
         except store.PollInputError as problem:
             st.error(str(problem), icon="✏️")
             return
+        ui_poll.record_creation()
         st.session_state[ui_poll.ADMIN_KEY] = {"code": poll.code, "token": token}
         st.query_params.clear()
         st.query_params[CODE_KEY] = poll.code
@@ -101,17 +129,68 @@ if code is None:
     new_poll_button()
     st.stop()
 
+
+
+def _token_from(typed: str) -> tuple[str, str | None]:
+    """The token in what was pasted (a bare token, or a whole admin link), and the link's code."""
+    if "admin=" not in typed:
+        return typed, None
+    query = parse_qs(urlsplit(typed).query if "?" in typed else typed)
+    token = (query.get("admin") or [""])[-1]
+    return token, store.normalise_code((query.get(CODE_KEY) or [None])[-1])
+
+
+def _take_token() -> None:
+    """The admin form's callback: move the typed token into the session and empty the box."""
+    typed = (st.session_state.get("poll_admin_input") or "").strip()
+    st.session_state["poll_admin_input"] = ""
+    if not typed:
+        st.session_state["poll_admin_problem"] = "empty"
+        return
+    if ui_poll.attempt_wait("admin") > 0:
+        return  # the page says how long to wait
+    token, link_code = _token_from(typed[: 2 * store.MAX_LINK_VALUE_CHARS])
+    target = link_code or store.normalise_code(url_value(CODE_KEY))
+    if link_code and link_code != store.normalise_code(url_value(CODE_KEY)):
+        st.query_params[CODE_KEY] = link_code
+    st.session_state[ui_poll.ADMIN_KEY] = {"code": target,
+                                           "token": token[: store.MAX_LINK_VALUE_CHARS + 1]}
+    st.session_state["poll_admin_problem"] = "check"
+
+
+def admin_token_form(code: str) -> None:
+    """A password box for the admin token, so that it need not travel in a URL."""
+    with st.form("poll_admin_form", border=False):
+        st.text_input("Admin token, or the whole admin link", type="password",
+                      key="poll_admin_input", autocomplete="off", max_chars=500,
+                      help="The token is the long part after admin= in the admin link you saved.")
+        st.form_submit_button("Open the controls", type="primary", on_click=_take_token)
+    problem = st.session_state.pop("poll_admin_problem", None)
+    wait = ui_poll.attempt_wait("admin")
+    if wait > 0:
+        st.warning(lessons.section_text(SLUG, "token-wait", wait=ui_poll.say_seconds(wait)), icon="⏳")
+    elif problem == "empty":
+        st.error("Paste the admin token (or the whole admin link) into the box first.", icon="✏️")
+    elif problem == "wrong":
+        st.error(lessons.section_text(SLUG, "token-wrong", code=code), icon="🔑")
+
+
 admin = st.session_state.get(ui_poll.ADMIN_KEY) or {}
 token = admin.get("token") if admin.get("code") == code else None
 with ui_poll.database_guard():
     poll = store.poll_for_admin(ui_poll.engine(), code, token)
 if poll is None:
+    if st.session_state.get("poll_admin_problem") == "check":  # a typed token that did not fit
+        ui_poll.record_failure("admin")
+        st.session_state["poll_admin_problem"] = "wrong"
     # The same answer for an unknown code and a wrong token: the page does not confirm guesses.
     st.warning(lessons.section_text(SLUG, "no-access"), icon="🔑")
+    admin_token_form(code)
     st.page_link(f"app_pages/{ui_poll.JOIN_SLUG}.py", label=f"Join poll {code} as a student",
                  icon="📱", query_params={"code": code})
     new_poll_button()
     st.stop()
+st.session_state.pop("poll_admin_problem", None)
 
 # ── The poll is ours: project it ─────────────────────────────────────────────────────────────
 join_url = ui_poll.page_url(SLUG, ui_poll.JOIN_SLUG, code=poll.code)
@@ -124,26 +203,67 @@ with share:
     st.code(join_url, language=None, wrap_lines=True)
 
 
+def recent_answers(n: int) -> tuple[int, float]:
+    """Answers in the last minute (or since this screen began counting), and over how many
+    seconds: from the counts this screen has seen, since no time of answer is stored."""
+    now = time.monotonic()
+    history = st.session_state.setdefault(f"poll_counts_{poll.id}", [])
+    if history and n < history[-1][1]:  # a reset: start counting again
+        history.clear()
+    history.append((now, n))
+    while len(history) > 1 and history[1][0] <= now - RATE_WINDOW:
+        history.pop(0)
+    since, then = history[0]
+    return n - then, now - since
+
+
+def status_line(current: store.Poll, n: int) -> str:
+    if current.expired:
+        state = f"⌛ **Ended**: polls take answers for {store.POLL_LIFETIME_HOURS} hours after they are created"
+    elif current.closed:
+        state = "🔒 **Closed**: no more answers are taken"
+    else:
+        state = "🟢 **Open**"
+    recent, seconds = recent_answers(n)
+    # The screen re-reads every 2 s, so "the last minute" is 60 to about 62 seconds.
+    window = "the last minute" if RATE_WINDOW <= seconds <= RATE_WINDOW + 3 else f"the last {seconds:.0f} s"
+    rate = (f"**{recent}** answer{'s' if recent != 1 else ''} in {window}" if seconds >= 1
+            else "answers per minute from the next update")
+    return (f"{state} · **{n}** of at most **{current.class_size}** answers (the class size) · "
+            f"{rate}")
+
+
 @st.fragment(run_every=2)
 def live_results() -> None:
     """Re-read the answers every two seconds, without rerunning the rest of the page."""
     with ui_poll.database_guard():
         current = store.poll_for_admin(ui_poll.engine(), code, token)
         randomized = store.answers(ui_poll.engine(), poll.id) if current else []
+        sources = store.address_summary(ui_poll.engine(), poll.id) if current else None
     if current is None:
         st.warning("This poll no longer exists.")
         return
-    st.markdown("🔒 **Closed**: no more answers are taken." if current.closed
-                else "🟢 **Open**: answers are arriving.")
+    n = len(randomized)
+    st.markdown(status_line(current, n))
+    if n >= current.class_size and current.open:
+        st.warning(lessons.section_text(SLUG, "class-full", n=n, size=current.class_size,
+                                        refused=current.refused), icon="👥")
+    elif current.refused:
+        st.caption(f"{current.refused} answer(s) were refused when the poll was full.")
     if not randomized:
         lessons.render(SLUG, "live-few", n=0)
         return
+    if sources.addresses > 1:
+        st.caption(f"Answers came from {sources.addresses} network addresses; the busiest sent "
+                   f"{sources.busiest} of them.")
+    elif sources.addresses == 1:
+        st.caption("Every answer came from one network address (usual when the room shares one "
+                   "Wi-Fi, so this alone does not show a flood).")
     running = rr_running_estimates(randomized, current.epsilon)
-    n = len(randomized)
     estimate, lower, upper = (100 * running[key][-1] for key in ("estimate", "lower", "upper"))
     reported = 100 * running["reported_share"][-1]
     answers, said_yes, debiased = st.columns(3)
-    answers.metric("Answers", n)
+    answers.metric("Answers", f"{n} of {current.class_size}")
     said_yes.metric("Replies saying Yes", f"{reported:.0f}%")
     debiased.metric("Debiased estimate", f"{estimate:.0f}%",
                     delta=f"95%: {lower:.0f}–{upper:.0f}%", delta_color="off", delta_arrow="off")
@@ -163,9 +283,12 @@ with live:
 
 
 st.divider()
-close, reset, new = st.columns(3)
+close, reset, size, new = st.columns(4)
 with close:
-    if poll.closed:
+    if poll.expired:
+        st.caption(f"Ended: polls take answers for {store.POLL_LIFETIME_HOURS} hours.")
+        clicked = False
+    elif poll.closed:
         clicked = st.button("🔓 Reopen the poll", key="poll_reopen")
     else:
         clicked = st.button("🔒 Close the poll", key="poll_close", type="primary",
@@ -180,14 +303,28 @@ with reset, st.popover("🗑️ Reset…"):
         with ui_poll.database_guard():
             store.reset_poll(ui_poll.engine(), poll.id)
         st.rerun()
+with size, st.popover("👥 Class size…"):
+    st.markdown(f"The poll takes at most **{poll.class_size}** answers. Raise it if more people "
+                "are here; lower it if a flood is filling the poll.")
+    new_size = st.number_input("Class size", min_value=store.CLASS_SIZE_MIN,
+                               max_value=store.CLASS_SIZE_MAX, value=poll.class_size, step=1,
+                               key="poll_class_size_edit")
+    if st.button("Save the class size", key="poll_class_size_save"):
+        with ui_poll.database_guard():
+            store.set_class_size(ui_poll.engine(), poll.id, int(new_size))
+        st.rerun()
 with new:
     new_poll_button()
 
 with st.expander("🔑 Private admin link: do not project"):
-    st.markdown("Save this link: it is the only way back to these controls (close, reset, export) "
-                "from another browser or after closing this tab.")
-    st.code(ui_poll.page_url(SLUG, SLUG, code=poll.code, admin=token), language=None,
-            wrap_lines=True)
+    st.markdown(lessons.section_text(SLUG, "admin-link"))
+    # Built only when asked for, and gone at the next click: while this panel is closed the
+    # page holds no token, so neither a projector nor the page's HTML shows it.
+    if st.button("Show the admin link", key="poll_show_admin_link"):
+        st.code(ui_poll.page_url(SLUG, SLUG, code=poll.code, admin=token), language=None,
+                wrap_lines=True)
+        st.caption("The token is the long part after admin=. It disappears from this page at "
+                   "your next click.")
 
 with st.expander("How the estimate and its interval are computed"):
     st.markdown(lessons.section_text(SLUG, "how-to-read"))

@@ -1,10 +1,11 @@
 """Class poll, the student's side: open the join link (or type the code), follow the protocol, answer once."""
 
 import math
+import time
 
 import streamlit as st
 
-from classroom import store
+from classroom import limits, store
 from ui import lessons
 from ui import poll as ui_poll
 from ui.params import url_value
@@ -13,8 +14,10 @@ SLUG = ui_poll.JOIN_SLUG
 CODE_KEY = "code"
 METHOD_COINS = "🪙 I flip real coins"
 METHOD_SERVER = "📱 Flip for me"
+WATCH_SECONDS = 10  # how often an answered phone checks whether the poll was reset or closed
 
 st.title("Class poll")
+ui_poll.session_started()  # a new session's wait before answering starts now
 
 
 def _go_to_code() -> None:
@@ -52,38 +55,74 @@ if code is None:
     code_form("The code in this link is not a poll code. "
               f"A join code is {store.CODE_LENGTH} letters and digits, like K7PQ3M.")
 
+# Codes that match no open poll slow down: per session after a few, and per address (generously)
+# so that a script cannot try codes at full speed.
+address = ui_poll.client_address()
+wait = max(ui_poll.attempt_wait("join"), ui_poll.failed_joins_limiter().wait(address, time.monotonic()))
+if wait > 0:
+    code_form(lessons.section_text(SLUG, "too-many-codes", wait=ui_poll.say_seconds(wait)))
+
 with ui_poll.database_guard():
     poll = store.find_poll(ui_poll.engine(), code)
-if poll is None:
-    code_form(f"No poll has the code {code}. Check the code on the projector; "
-              "the poll may also have been created on another server.")
+if poll is None or poll.expired:
+    ui_poll.record_failure("join")
+    ui_poll.failed_joins_limiter().record(address, time.monotonic())
+    if poll is None:
+        code_form(lessons.section_text(SLUG, "no-such-code", code=code))
+    code_form(lessons.section_text(SLUG, "ended", code=code, hours=store.POLL_LIFETIME_HOURS))
+
+if poll.closed:  # the question is not shown once the poll is closed
+    st.caption(f"Poll {poll.code}")
+    st.info(lessons.section_text(SLUG, "closed"), icon="🔒")
+    st.stop()
 
 st.caption(f"Poll {poll.code} · {ui_poll.epsilon_label(poll)}")
 st.markdown(f"### {ui_poll.plain(poll.question)}")
 
-if poll.closed:
-    st.info(lessons.section_text(SLUG, "closed"), icon="🔒")
-    st.stop()
-
 token = ui_poll.session_token()
 answered_key = f"poll_answered_{poll.id}"
+
+
+@st.fragment(run_every=WATCH_SECONDS)
+def watch_for_reset() -> None:
+    """An answered phone notices within seconds when the instructor resets or closes the poll."""
+    with ui_poll.database_guard():
+        current = store.find_poll(ui_poll.engine(), poll.code)
+        still_answered = store.has_answered(ui_poll.engine(), poll.id, token)
+    if current is None or not current.open or not still_answered:
+        st.rerun()
+
+
+# Whether this session has answered is read from the database, never from a flag in the
+# session: after the instructor's Reset, everyone can answer again.
 with ui_poll.database_guard():
-    already = st.session_state.get(answered_key) is not None or store.has_answered(
-        ui_poll.engine(), poll.id, token)
+    already = store.has_answered(ui_poll.engine(), poll.id, token)
 if already:
-    st.success(lessons.section_text(SLUG, "recorded"), icon="✅")
+    st.success(lessons.section_text(SLUG, "recorded", seconds=WATCH_SECONDS), icon="✅")
     shown = st.session_state.get(answered_key)
     if shown is not None and shown.get("by_server"):
         st.caption(f"The app's coins gave the answer *{'Yes' if shown['answer'] else 'No'}*; "
                    "that is all it stored.")
+    watch_for_reset()
     st.stop()
+
+
+REFUSALS = {
+    store.Submission.CLOSED: ("closed", "🔒"),
+    store.Submission.EXPIRED: ("ended-while-open", "⌛"),
+    store.Submission.CLASS_FULL: ("class-full", "👥"),
+    store.Submission.ADDRESS_FULL: ("address-full", "👥"),
+}
 
 
 def submit(answer: int, by_server: bool) -> None:
     with ui_poll.database_guard():
-        result = store.submit_answer(ui_poll.engine(), poll.id, token, answer)
-    if result is store.Submission.CLOSED:
-        st.info(lessons.section_text(SLUG, "closed"), icon="🔒")
+        result = store.submit_answer(ui_poll.engine(), poll.id, token, answer,
+                                     address=ui_poll.client_address())
+    if result in REFUSALS:
+        section, icon = REFUSALS[result]
+        st.info(lessons.section_text(SLUG, section, size=poll.class_size,
+                                     hours=store.POLL_LIFETIME_HOURS), icon=icon)
         st.stop()
     if result is store.Submission.UNKNOWN_POLL:
         st.warning("This poll has just been removed. Ask your instructor for the new code.")
@@ -96,6 +135,33 @@ def submit(answer: int, by_server: bool) -> None:
     st.rerun()
 
 
+@st.fragment(run_every=1)
+def countdown() -> None:
+    """Shown instead of the buttons while a new session waits; then the whole page reruns."""
+    remaining = ui_poll.warmup_remaining()
+    if remaining <= 0:
+        st.rerun()
+    st.info(lessons.section_text(SLUG, "wait-to-answer", wait=ui_poll.say_seconds(remaining),
+                                 warmup=f"{limits.SESSION_WARMUP_SECONDS:g}"), icon="⏳")
+
+
+def buttons(method: str) -> None:
+    if method == METHOD_COINS:
+        st.markdown("**What did your coins tell you to answer?**")
+        yes, no = st.columns(2)
+        if yes.button("Yes", key="poll_coin_yes", type="primary", width="stretch"):
+            submit(1, by_server=False)
+        if no.button("No", key="poll_coin_no", type="primary", width="stretch"):
+            submit(0, by_server=False)
+    else:
+        st.markdown("**Your true answer:**")
+        yes, no = st.columns(2)
+        if yes.button("My true answer is Yes", key="poll_true_yes", type="primary", width="stretch"):
+            submit(ui_poll.server_flip(poll, 1), by_server=True)
+        if no.button("My true answer is No", key="poll_true_no", type="primary", width="stretch"):
+            submit(ui_poll.server_flip(poll, 0), by_server=True)
+
+
 lessons.render(SLUG, "intro")
 if poll.fair_coins:
     method = st.radio("How will you randomize?", [METHOD_COINS, METHOD_SERVER],
@@ -105,23 +171,17 @@ else:
 
 if method == METHOD_COINS:
     lessons.render(SLUG, "coins")
-    st.markdown("**What did your coins tell you to answer?**")
-    yes, no = st.columns(2)
-    if yes.button("Yes", key="poll_coin_yes", type="primary", width="stretch"):
-        submit(1, by_server=False)
-    if no.button("No", key="poll_coin_no", type="primary", width="stretch"):
-        submit(0, by_server=False)
+elif poll.fair_coins:
+    lessons.render(SLUG, "server-coins")
 else:
-    if poll.fair_coins:
-        lessons.render(SLUG, "server-coins")
-    else:
-        lessons.render(SLUG, "server-epsilon", eps=poll.epsilon, keep=ui_poll.keep_percent(poll))
-    st.markdown("**Your true answer:**")
-    yes, no = st.columns(2)
-    if yes.button("My true answer is Yes", key="poll_true_yes", type="primary", width="stretch"):
-        submit(ui_poll.server_flip(poll, 1), by_server=True)
-    if no.button("My true answer is No", key="poll_true_no", type="primary", width="stretch"):
-        submit(ui_poll.server_flip(poll, 0), by_server=True)
+    lessons.render(SLUG, "server-epsilon", eps=poll.epsilon, keep=ui_poll.keep_percent(poll))
+
+# While a new session waits, the buttons are not drawn at all, so Streamlit discards any click
+# on them, including one a script sends with a button id it learnt from another session.
+if ui_poll.warmup_remaining() > 0:
+    countdown()
+else:
+    buttons(method)
 
 with st.expander("Why is this private?"):
     lessons.render(SLUG, "why")

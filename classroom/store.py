@@ -6,18 +6,28 @@ that many phones can answer while the instructor's page reads. Setting a databas
 switches to PostgreSQL, which several app replicas can share.
 
 What is stored, and what is not:
-- per poll: a short join code, the question, the protocol and its ε, and a SHA-256 hash of
-  the admin token (never the token itself, so a leaked database does not hand out control);
+- per poll: a short join code, the question, the protocol and its ε, the class size the
+  instructor stated (the most answers the poll takes), when it was created (polls expire after
+  POLL_LIFETIME), a count of refused answers, a random key for hashing addresses, and a SHA-256
+  hash of the admin token (never the token itself, so a leaked database does not hand out control);
 - per answer: the randomized answer (0 or 1) and a SHA-256 hash of the poll id joined to the
   browser session's random token. The hash lets the database refuse a second answer from the
   same session (a unique constraint), yet cannot link one student's answers across polls.
   No true answer, name, address or time of answer is ever stored.
+- per poll and client address: how many answers came from that address, under an HMAC of the
+  address keyed by the poll's own key (never the address itself), in a table of its own so that
+  no answer row points to an address. These counts are deleted once the poll has expired.
+
+Every answer is checked and stored in one transaction that holds the poll's lock (a row lock on
+PostgreSQL, the database's write lock on SQLite), so the class-size and per-address caps are
+exact under any number of concurrent answers, replicas included.
 
 No Streamlit here, so the module can be tested directly; ui.poll holds the one cached engine.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import enum
 import hashlib
@@ -28,9 +38,9 @@ import os
 import re
 import secrets
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import (
@@ -42,6 +52,7 @@ from sqlalchemy import (
     ForeignKey,
     Integer,
     MetaData,
+    PrimaryKeyConstraint,
     SmallInteger,
     String,
     Table,
@@ -61,14 +72,23 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
+from classroom.limits import UNKNOWN_ADDRESS, address_hash
+
 log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SQLITE_PATH = ROOT / "data" / "poll.sqlite3"
 DATABASE_URL_ENV = "DPLAB_DATABASE_URL"
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 QUESTION_MAX_CHARS = 200
+# The class size bounds how many answers a poll takes: the one limit a script that keeps opening
+# new sessions cannot get round. Polls made before class sizes existed get the largest.
+CLASS_SIZE_MIN, CLASS_SIZE_MAX = 2, 1000
+LEGACY_CLASS_SIZE = CLASS_SIZE_MAX
+# A poll takes answers (and can be joined) for this long after it is created: one lecture day.
+POLL_LIFETIME = timedelta(hours=12)
+POLL_LIFETIME_HOURS = 12
 # Join codes avoid look-alikes (0/O, 1/I) so they can be read off a projector and typed on a
 # phone: 32 symbols, 6 long, about a billion codes.
 CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
@@ -109,6 +129,10 @@ polls = Table(
     Column("admin_token_sha256", String(64), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("closed_at", DateTime(timezone=True), nullable=True),
+    # Schema version 2:
+    Column("class_size", Integer, nullable=False),
+    Column("refused_count", Integer, nullable=False),
+    Column("address_key", String(32), nullable=True),  # NULL only until migration 2 fills it
 )
 
 responses = Table(
@@ -121,9 +145,35 @@ responses = Table(
     UniqueConstraint("poll_id", "respondent_sha256", name="one_answer_per_session"),
 )
 
+# Schema version 2: answers per client address and poll, under a keyed hash of the address.
+address_counts = Table(
+    "poll_address_counts", metadata,
+    Column("poll_id", Integer, ForeignKey("polls.id", ondelete="CASCADE"), nullable=False),
+    Column("address_sha256", String(64), nullable=False),
+    Column("answers", Integer, nullable=False),
+    PrimaryKeyConstraint("poll_id", "address_sha256", name="one_count_per_address"),
+)
+
+
+def _migration_2(conn: Connection) -> None:
+    """Class size, refused count and address key on every poll; existing polls and answers stay.
+
+    (poll_address_counts, a new table, was already created by create_all.) A poll made before
+    this has no stated class size, so it gets LEGACY_CLASS_SIZE; each gets a fresh address key.
+    """
+    for ddl in (f"ALTER TABLE polls ADD COLUMN class_size INTEGER NOT NULL DEFAULT {LEGACY_CLASS_SIZE}",
+                "ALTER TABLE polls ADD COLUMN refused_count INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE polls ADD COLUMN address_key VARCHAR(32)"):
+        conn.execute(text(ddl))
+    for poll_id in conn.execute(text("SELECT id FROM polls")).scalars().all():
+        conn.execute(text("UPDATE polls SET address_key = :key WHERE id = :id"),
+                     {"key": secrets.token_hex(16), "id": poll_id})
+
+
 # MIGRATIONS[v] turns a version v − 1 database into version v. A later change to the tables
-# bumps SCHEMA_VERSION and adds its step here; ensure_schema runs the missing ones in order.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {}
+# bumps SCHEMA_VERSION and adds its step here; ensure_schema runs the missing ones in order,
+# in the same transaction as the version bump.
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {2: _migration_2}
 
 
 @dataclass(frozen=True)
@@ -134,17 +184,37 @@ class Poll:
     protocol: str
     epsilon: float
     closed: bool
+    class_size: int
+    expired: bool  # older than POLL_LIFETIME when it was read: takes no answers, cannot be joined
+    refused: int  # answers refused because the class size or the address cap was reached
 
     @property
     def fair_coins(self) -> bool:
         return self.protocol == PROTOCOL_COINS
+
+    @property
+    def open(self) -> bool:
+        return not self.closed and not self.expired
 
 
 class Submission(enum.Enum):
     RECORDED = "recorded"
     DUPLICATE = "duplicate"  # this session already answered; the first answer stands
     CLOSED = "closed"
+    EXPIRED = "expired"  # older than POLL_LIFETIME
+    CLASS_FULL = "class full"  # as many answers as the stated class size
+    ADDRESS_FULL = "address full"  # as many answers from this address as the address cap
     UNKNOWN_POLL = "unknown poll"
+
+
+def address_cap(class_size: int) -> int:
+    """The most answers one client address may give to one poll.
+
+    It has to let a whole lecture hall behind one NAT address answer, so it cannot be smaller
+    than the class size; it is the class size. It therefore bites only where the class comes
+    from several addresses; with everyone behind one address, the class size is the bound.
+    """
+    return class_size
 
 
 # ── Connecting ──────────────────────────────────────────────────────────────────────────────
@@ -161,12 +231,29 @@ def resolve_database_url(configured: str | None = None,
 
 def _tune_sqlite(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
-    # WAL lets readers (the instructor's live view) run while one writer commits.
-    cursor.execute("PRAGMA journal_mode=WAL")
     # Writers queue for the lock instead of failing at once when many phones answer together.
     cursor.execute("PRAGMA busy_timeout=30000")
+    # WAL lets readers (the instructor's live view) run while one writer commits.
+    cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+@contextlib.contextmanager
+def _writing(engine: Engine) -> Iterator[Connection]:
+    """A transaction that will write, holding the write lock from its first statement on SQLite.
+
+    Python's sqlite3 driver otherwise begins a transaction only at the first INSERT, UPDATE or
+    DELETE, so reads and DDL before it run outside the transaction. BEGIN IMMEDIATE takes the
+    database's write lock at once (waiting up to busy_timeout for it): the checks and writes of
+    one answer, or one schema set-up, then run as a unit, one after the other. Other code using
+    the same engine keeps the driver's default. (PostgreSQL: an ordinary transaction; callers
+    lock the rows they check.)
+    """
+    with engine.begin() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        yield conn
 
 
 def make_engine(url: str) -> Engine:
@@ -191,13 +278,14 @@ _SCHEMA_LOCK_KEY = 0x44504C6162506F6C  # "DPLabPol"
 def ensure_schema(engine: Engine) -> None:
     """Create the tables on first use, and bring an older database up to SCHEMA_VERSION.
 
-    Several replicas may start at once. On PostgreSQL they take turns through an advisory
-    lock held for the transaction; on SQLite the loser of a race finds the tables there
-    when it retries.
+    Several replicas may start at once. They take turns: on PostgreSQL through an advisory
+    lock held for the transaction, on SQLite through the write lock (BEGIN IMMEDIATE). Tables,
+    migrations and the version row are written in one transaction, so a failed start leaves
+    the database as it was.
     """
     for attempt in range(3):
         try:
-            with engine.begin() as conn:
+            with _writing(engine) as conn:
                 if conn.dialect.name == "postgresql":
                     conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
                 metadata.create_all(conn)  # only creates what is missing
@@ -224,9 +312,18 @@ def _migrate(conn: Connection) -> None:
 
 # ── Cleaning what people type ───────────────────────────────────────────────────────────────
 
+# Bidirectional controls can reorder what the class reads (U+202E turns "gnp.exe" around), so
+# they go. Other invisible format characters stay: the zero-width joiner builds emoji families
+# (👨‍👩‍👧) and the zero-width non-joiner spells Persian and Indic words correctly.
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                          "\u2066\u2067\u2068\u2069")
+
+
 def clean_question(text: str | None) -> str:
-    """The question on one line, without control characters, 1 to QUESTION_MAX_CHARS long."""
-    text = "".join(" " if unicodedata.category(ch).startswith("C") else ch for ch in text or "")
+    """The question on one line, 1 to QUESTION_MAX_CHARS long: control characters (line
+    breaks, tabs, NUL) become spaces; bidirectional controls and lone surrogates are dropped."""
+    kept = (ch for ch in text or "" if ch not in BIDI_CONTROLS and unicodedata.category(ch) != "Cs")
+    text = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in kept)
     text = " ".join(text.split())
     if not text:
         raise PollInputError("Type a yes/no question for the class first.")
@@ -263,30 +360,68 @@ def _respondent(poll_id: int, session_token: str) -> str:
 
 # ── Polls ───────────────────────────────────────────────────────────────────────────────────
 
-def _poll(row) -> Poll:
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _is_expired(created_at: datetime, now: datetime) -> bool:
+    if created_at.tzinfo is None:  # SQLite hands back the stored UTC time without its zone
+        created_at = created_at.replace(tzinfo=UTC)
+    return now - created_at >= POLL_LIFETIME
+
+
+def _poll(row, now: datetime | None = None) -> Poll:
     return Poll(id=row.id, code=row.code, question=row.question, protocol=row.protocol,
-                epsilon=float(row.epsilon), closed=row.closed_at is not None)
+                epsilon=float(row.epsilon), closed=row.closed_at is not None,
+                class_size=int(row.class_size), expired=_is_expired(row.created_at, now or _now()),
+                refused=int(row.refused_count))
 
 
-def create_poll(engine: Engine, question: str, protocol: str, epsilon: float) -> tuple[Poll, str]:
-    """A new open poll and its admin token (returned once; only its hash is stored)."""
+def check_class_size(class_size) -> int:
+    if isinstance(class_size, bool) or not isinstance(class_size, int) \
+            or not CLASS_SIZE_MIN <= class_size <= CLASS_SIZE_MAX:
+        raise PollInputError(f"The class size is the most answers the poll takes: a whole number "
+                             f"from {CLASS_SIZE_MIN} to {CLASS_SIZE_MAX}.")
+    return class_size
+
+
+def create_poll(engine: Engine, question: str, protocol: str, epsilon: float, *,
+                class_size: int) -> tuple[Poll, str]:
+    """A new open poll and its admin token (returned once; only its hash is stored).
+
+    Also deletes the address counts of expired polls: they are only needed while a poll
+    takes answers.
+    """
     question = clean_question(question)
     if protocol not in PROTOCOLS:
         raise PollInputError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     if not 0 < epsilon <= 10:
         raise PollInputError(f"ε must be in (0, 10], got {epsilon!r}")
+    class_size = check_class_size(class_size)
     token = secrets.token_urlsafe(ADMIN_TOKEN_BYTES)
     for _ in range(10):
         code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-        with engine.begin() as conn:
+        with _writing(engine) as conn:
             if conn.execute(select(polls.c.id).where(polls.c.code == code)).first():
                 continue  # about one chance in a billion per existing poll
             poll_id = conn.execute(insert(polls).values(
                 code=code, question=question, protocol=protocol, epsilon=float(epsilon),
-                admin_token_sha256=_sha256(token), created_at=datetime.now(UTC),
+                admin_token_sha256=_sha256(token), created_at=_now(), class_size=class_size,
+                refused_count=0, address_key=secrets.token_hex(16),
             )).inserted_primary_key[0]
-        return Poll(poll_id, code, question, protocol, float(epsilon), closed=False), token
+        forget_expired_addresses(engine)
+        return Poll(poll_id, code, question, protocol, float(epsilon), closed=False,
+                    class_size=class_size, expired=False, refused=0), token
     raise RuntimeError("could not find a free join code")
+
+
+def forget_expired_addresses(engine: Engine, now: datetime | None = None) -> int:
+    """Delete the per-address counts of every expired poll; returns how many rows went."""
+    cutoff = (now or _now()) - POLL_LIFETIME
+    expired = select(polls.c.id).where(polls.c.created_at <= cutoff)
+    with _writing(engine) as conn:
+        return conn.execute(delete(address_counts)
+                            .where(address_counts.c.poll_id.in_(expired))).rowcount or 0
 
 
 def find_poll(engine: Engine, code: str | None) -> Poll | None:
@@ -314,16 +449,29 @@ def poll_for_admin(engine: Engine, code: str | None, admin_token: str | None) ->
 
 
 def set_closed(engine: Engine, poll_id: int, closed: bool) -> None:
-    with engine.begin() as conn:
+    with _writing(engine) as conn:
         conn.execute(update(polls).where(polls.c.id == poll_id)
-                     .values(closed_at=datetime.now(UTC) if closed else None))
+                     .values(closed_at=_now() if closed else None))
+
+
+def set_class_size(engine: Engine, poll_id: int, class_size: int) -> None:
+    """Change how many answers the poll takes (answers already in stay, even above it)."""
+    class_size = check_class_size(class_size)
+    with _writing(engine) as conn:
+        conn.execute(update(polls).where(polls.c.id == poll_id).values(class_size=class_size))
 
 
 def reset_poll(engine: Engine, poll_id: int) -> None:
-    """Delete every answer to this poll and open it again."""
-    with engine.begin() as conn:
+    """Delete every answer to this poll (and its address counts) and open it again.
+
+    Whether a session has answered is read from the answers themselves, so every student,
+    including those who answered before, can answer again.
+    """
+    with _writing(engine) as conn:
         conn.execute(delete(responses).where(responses.c.poll_id == poll_id))
-        conn.execute(update(polls).where(polls.c.id == poll_id).values(closed_at=None))
+        conn.execute(delete(address_counts).where(address_counts.c.poll_id == poll_id))
+        conn.execute(update(polls).where(polls.c.id == poll_id)
+                     .values(closed_at=None, refused_count=0))
 
 
 # ── Answers ─────────────────────────────────────────────────────────────────────────────────
@@ -332,29 +480,72 @@ def _insert_for(engine: Engine):
     return postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
 
 
-def submit_answer(engine: Engine, poll_id: int, session_token: str, answer: int) -> Submission:
-    """Store one randomized answer, at most once per (poll, browser session).
+def submit_answer(engine: Engine, poll_id: int, session_token: str, answer: int, *,
+                  address: str = UNKNOWN_ADDRESS) -> Submission:
+    """Store one randomized answer, at most once per (poll, browser session), within the
+    poll's class size and per-address cap (classroom.limits.client_address names the address).
 
-    One statement inserts only if the poll is open, and ON CONFLICT DO NOTHING makes a second
-    submission from the same session (a double click, a rerun, a retry) a no-op that the
-    database itself enforces, across threads, processes and replicas. Commits before returning.
+    The checks and the insert run in one transaction holding the poll's lock, so concurrent
+    answers from any number of threads, processes or replicas are counted exactly. The unique
+    constraint on (poll, session) stays as a second guard. Commits before returning. A refusal
+    for a full class or address is counted on the poll, so the projector can show it.
     """
     if answer not in (0, 1):
         raise ValueError(f"answer must be 0 (No) or 1 (Yes), got {answer!r}")
     respondent = _respondent(poll_id, session_token)
-    poll_is_open = exists().where(polls.c.id == poll_id, polls.c.closed_at.is_(None))
-    source = select(literal(poll_id), literal(respondent), literal(int(answer))).where(poll_is_open)
-    statement = (_insert_for(engine)(responses)
-                 .from_select(["poll_id", "respondent_sha256", "answer"], source)
-                 .on_conflict_do_nothing(index_elements=["poll_id", "respondent_sha256"])
-                 .returning(responses.c.id))  # psycopg reports no rowcount for INSERT … SELECT
-    with engine.begin() as conn:
-        if conn.execute(statement).first() is not None:
-            return Submission.RECORDED
-        row = conn.execute(select(polls.c.closed_at).where(polls.c.id == poll_id)).first()
-    if row is None:
-        return Submission.UNKNOWN_POLL
-    return Submission.CLOSED if row.closed_at is not None else Submission.DUPLICATE
+    now = _now()
+    with _writing(engine) as conn:
+        poll = conn.execute(select(polls.c.closed_at, polls.c.created_at, polls.c.class_size,
+                                   polls.c.address_key)
+                            .where(polls.c.id == poll_id).with_for_update()).first()
+        if poll is None:
+            return Submission.UNKNOWN_POLL
+        if poll.closed_at is not None:
+            return Submission.CLOSED
+        if _is_expired(poll.created_at, now):
+            return Submission.EXPIRED
+        if conn.execute(select(responses.c.id).where(
+                responses.c.poll_id == poll_id, responses.c.respondent_sha256 == respondent)).first():
+            return Submission.DUPLICATE
+        given = conn.execute(select(func.count()).select_from(responses)
+                             .where(responses.c.poll_id == poll_id)).scalar()
+        where = address_hash(poll.address_key or str(poll_id), address)
+        from_here = conn.execute(select(address_counts.c.answers).where(
+            address_counts.c.poll_id == poll_id, address_counts.c.address_sha256 == where)).scalar()
+        refusal = (Submission.CLASS_FULL if given >= poll.class_size
+                   else Submission.ADDRESS_FULL if (from_here or 0) >= address_cap(poll.class_size)
+                   else None)
+        if refusal is not None:
+            conn.execute(update(polls).where(polls.c.id == poll_id)
+                         .values(refused_count=polls.c.refused_count + 1))
+            return refusal
+        inserted = conn.execute(
+            _insert_for(engine)(responses)
+            .values(poll_id=poll_id, respondent_sha256=respondent, answer=int(answer))
+            .on_conflict_do_nothing(index_elements=["poll_id", "respondent_sha256"])
+            .returning(responses.c.id)).first()
+        if inserted is None:  # cannot happen under the lock; the constraint still says no
+            return Submission.DUPLICATE
+        upsert = _insert_for(engine)(address_counts).values(
+            poll_id=poll_id, address_sha256=where, answers=1)
+        conn.execute(upsert.on_conflict_do_update(
+            index_elements=["poll_id", "address_sha256"],
+            set_={"answers": address_counts.c.answers + 1}))
+    return Submission.RECORDED
+
+
+@dataclass(frozen=True)
+class AddressSummary:
+    addresses: int  # distinct client addresses that answered
+    busiest: int  # answers from the busiest one
+
+
+def address_summary(engine: Engine, poll_id: int) -> AddressSummary:
+    """How many client addresses answered, and how many answers the busiest one gave."""
+    with engine.connect() as conn:
+        row = conn.execute(select(func.count(), func.max(address_counts.c.answers))
+                           .where(address_counts.c.poll_id == poll_id)).first()
+    return AddressSummary(int(row[0] or 0), int(row[1] or 0))
 
 
 def has_answered(engine: Engine, poll_id: int, session_token: str) -> bool:

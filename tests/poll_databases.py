@@ -6,9 +6,12 @@ Without it those tests skip with a reason; under REQUIRE_POSTGRES=1 (set by .ci/
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 
 import pytest
+from sqlalchemy import text
 
 from classroom import store
 
@@ -37,3 +40,22 @@ def open_engine(url: str):
     engine = store.make_engine(url)
     store.ensure_schema(engine)
     return engine
+
+
+@contextlib.contextmanager
+def empty_database(backend: str, tmp_path):
+    """The URL of an empty database: a new SQLite file, or a new PostgreSQL schema (dropped after)."""
+    url = database_url(backend, tmp_path)
+    if backend == "sqlite":
+        yield url
+        return
+    schema = f"dplab_test_{secrets.token_hex(4)}"
+    admin = store.make_engine(url)
+    with admin.begin() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        yield url + ("&" if "?" in url else "?") + f"options=-csearch_path%3D{schema}"
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()

@@ -28,7 +28,8 @@ THREADS = 32
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_200_concurrent_submissions_lose_and_duplicate_none(backend, tmp_path):
     engine = open_engine(database_url(backend, tmp_path))
-    poll, _ = store.create_poll(engine, "Concurrency?", store.PROTOCOL_COINS, math.log(3))
+    poll, _ = store.create_poll(engine, "Concurrency?", store.PROTOCOL_COINS, math.log(3),
+                                class_size=STUDENTS)
     try:
         tokens = [secrets.token_urlsafe(16) for _ in range(STUDENTS)]
         first_answer = {token: i % 2 for i, token in enumerate(tokens)}
@@ -72,7 +73,8 @@ def test_200_concurrent_submissions_lose_and_duplicate_none(backend, tmp_path):
 def test_racing_double_submissions_count_once(backend, tmp_path):
     # The same session clicking many times at the same instant: exactly one insert wins.
     engine = open_engine(database_url(backend, tmp_path))
-    poll, _ = store.create_poll(engine, "Race?", store.PROTOCOL_COINS, math.log(3))
+    poll, _ = store.create_poll(engine, "Race?", store.PROTOCOL_COINS, math.log(3),
+                                class_size=30)
     try:
         barrier = threading.Barrier(16)
 
@@ -112,7 +114,8 @@ def test_replicas_starting_together_set_up_the_schema_once(backend, tmp_path):
         with replicas[0].connect() as conn:
             versions = conn.execute(select(store.schema_version.c.version)).scalars().all()
         assert versions == [store.SCHEMA_VERSION]
-        poll, _ = store.create_poll(replicas[1], "Set up?", store.PROTOCOL_COINS, math.log(3))
+        poll, _ = store.create_poll(replicas[1], "Set up?", store.PROTOCOL_COINS, math.log(3),
+                                  class_size=30)
         assert store.submit_answer(replicas[2], poll.id, "t", 1) is Submission.RECORDED
     finally:
         for engine in replicas:
@@ -122,3 +125,31 @@ def test_replicas_starting_together_set_up_the_schema_once(backend, tmp_path):
             with admin.begin() as conn:
                 conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
             admin.dispose()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_class_size_holds_when_a_crowd_answers_at_once(backend, tmp_path):
+    # 200 sessions from one address race for a poll that takes 50: exactly 50 get in.
+    class_size = 50
+    engine = open_engine(database_url(backend, tmp_path))
+    poll, _ = store.create_poll(engine, "Crowd?", store.PROTOCOL_COINS, math.log(3),
+                                class_size=class_size)
+    try:
+        start_together = threading.Barrier(THREADS)
+
+        def submit(number):
+            if number < THREADS:
+                start_together.wait(timeout=10)
+            return store.submit_answer(engine, poll.id, f"s{number}", number % 2, address="198.51.100.1")
+
+        with ThreadPoolExecutor(max_workers=THREADS) as pool:
+            outcomes = Counter(pool.map(submit, range(STUDENTS)))
+        assert outcomes == {Submission.RECORDED: class_size,
+                            Submission.CLASS_FULL: STUDENTS - class_size}
+        assert len(store.answers(engine, poll.id)) == class_size
+        assert store.find_poll(engine, poll.code).refused == STUDENTS - class_size
+        assert store.address_summary(engine, poll.id) == store.AddressSummary(1, class_size)
+    finally:
+        with engine.begin() as conn:
+            conn.execute(store.polls.delete().where(store.polls.c.id == poll.id))
+        engine.dispose()

@@ -6,14 +6,16 @@ from __future__ import annotations
 import csv
 import io
 import math
+from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs, urlsplit
 
 import plotly.graph_objects as go
 import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
-from classroom import store
+from classroom import limits, store
 from tests.conftest import app_test, assert_clean, chart_specs, lesson, page_text
+from ui import poll as ui_poll  # noqa: E402
 
 INSTRUCTOR = lesson("poll-instructor")
 JOIN = lesson("poll-join")
@@ -26,6 +28,16 @@ def poll_database(tmp_path, monkeypatch) -> str:
     url = f"sqlite:///{tmp_path / 'poll.sqlite3'}"
     monkeypatch.setenv(store.DATABASE_URL_ENV, url)
     return url
+
+
+@pytest.fixture(autouse=True)
+def fresh_limits(monkeypatch):
+    """No new-session wait (its own tests put it back), and the per-address counters of this
+    process start empty: every AppTest session has the same (unknown) address."""
+    monkeypatch.setattr(limits, "SESSION_WARMUP_SECONDS", 0.0)
+    ui_poll._address_limiter.clear()
+    yield
+    ui_poll._address_limiter.clear()
 
 
 @pytest.fixture
@@ -64,11 +76,18 @@ def shows_instructor_controls(at) -> bool:
                 or at.get("plotly_chart") or any("admin=" in c.value for c in at.code))
 
 
-def create_poll(question="Did you skip breakfast today?", epsilon: float | None = None):
+def admin_links(at) -> list[str]:
+    return [c.value for c in at.code if "admin=" in c.value]
+
+
+def create_poll(question="Did you skip breakfast today?", epsilon: float | None = None,
+                class_size: int | None = None):
     """The instructor's session after creating a poll, the join code and the private admin link."""
     at = app_test(INSTRUCTOR)
     assert_clean(at)
     at.text_area(key="poll_question").input(question)
+    if class_size is not None:
+        at.number_input(key="poll_new_class_size").set_value(class_size)
     if epsilon is not None:
         at.radio(key="poll_protocol").set_value(store.PROTOCOL_EPSILON).run()
         at.select_slider(key="poll_epsilon").set_value(epsilon)
@@ -76,9 +95,13 @@ def create_poll(question="Did you skip breakfast today?", epsilon: float | None 
     assert_clean(at)
     code = param(at, "code")
     assert store.normalise_code(code) == code
-    admin_links = [c.value for c in at.code if "admin=" in c.value]
-    assert len(admin_links) == 1
-    return at, code, admin_links[0]
+    assert not admin_links(at), "the admin link is built only on request"
+    at.button(key="poll_show_admin_link").click().run()
+    assert_clean(at)
+    (link,) = admin_links(at)
+    at.run()
+    assert not admin_links(at), "and it is gone at the next click"
+    return at, code, link
 
 
 def token_of(admin_link: str) -> str:
@@ -149,7 +172,7 @@ def test_full_flow(poll_database, downloads):
 
     instructor.run()
     assert_clean(instructor)
-    assert metric(instructor, "Answers") == "3"
+    assert metric(instructor, "Answers") == "3 of 30"
     (spec,) = chart_specs(instructor)
     go.Figure(spec)  # built without validation for speed: validate what is sent
     assert spec["layout"]["title"]["text"].startswith("Debiased estimate as answers arrive")
@@ -230,7 +253,7 @@ def test_no_controls_without_the_right_admin_token(poll_database, admin):
     at = app_test(INSTRUCTOR, query)
     assert_clean(at)
     assert not shows_instructor_controls(at)
-    assert at.warning and "private admin link" in at.warning[0].value
+    assert at.warning and "private admin token" in at.warning[0].value
     assert token_of(admin_link) not in all_text(at)
     assert param(at, "admin") is None
 
@@ -249,7 +272,7 @@ def test_unknown_code_with_a_token_looks_the_same_as_a_wrong_token(poll_database
     at = app_test(INSTRUCTOR, {"code": unknown, "admin": token_of(admin_link)})
     assert_clean(at)
     assert not shows_instructor_controls(at)
-    assert at.warning and "private admin link" in at.warning[0].value
+    assert at.warning and "private admin token" in at.warning[0].value
 
 
 @pytest.mark.parametrize("code", ["garbage!", "1e400", "x" * 100_000, "<b>hi</b>", "K7PQ0M"])
@@ -272,7 +295,7 @@ def test_join_page_with_a_malformed_code_says_what_a_code_looks_like(code):
 
 def test_join_page_with_an_unknown_code():
     at = join("ZZZZZZ")
-    assert at.warning and "No poll has the code ZZZZZZ" in at.warning[0].value
+    assert at.warning and "No open poll has the code ZZZZZZ" in at.warning[0].value
 
 
 def test_typing_a_code_joins_the_poll_and_a_bad_one_is_explained():
@@ -290,13 +313,14 @@ def test_typing_a_code_joins_the_poll_and_a_bad_one_is_explained():
 
 
 def test_question_text_is_shown_literally(poll_database):
-    question = "Ever used ![img](http://evil.example/x.png) or $x$ or :red[this] <b> www.a.b a@b.c?"
+    question = ("Ever used ![img](http://evil.example/x.png) or $x$ or :red[this] <b> www.a.b a@b.c "
+                "WWW.evil.example Www.b.c HTTPS://d.e?")
     _, code, _ = create_poll(question)
     heading = next(m.value for m in join(code).markdown if m.value.startswith("### "))
     # Every Markdown-active character is escaped (no image, link, formula or colour directive)
-    # and addresses are broken up so that they are not turned into links.
+    # and addresses are broken up so that they are not turned into links, in any case.
     for active in ("![", "](", "$x$", ":red[", "<b>", "://", "www.", "a@b"):
-        assert active not in heading
+        assert active not in heading.lower()
     assert heading.replace("\\", "").replace("\u2060", "") == f"### {question}"
 
 
@@ -356,7 +380,7 @@ def test_restarting_the_server_loses_no_answer(poll_database):
 
     ui_poll._engine_for.clear()  # what a restart does to the cached engine
     at = app_test(INSTRUCTOR, {"code": code, "admin": token_of(admin_link)})
-    assert metric(at, "Answers") == "3"
+    assert metric(at, "Answers") == "3 of 30"
 
 
 def test_instructor_notes_numbers_match_the_interval():
@@ -367,3 +391,224 @@ def test_instructor_notes_numbers_match_the_interval():
     for n, text in [(30, "±34"), (100, "±18"), (1000, "±5")]:
         assert text in notes
         assert round(100 * rr_half_width(n, math.log(3))) == int(text[1:])
+
+
+# ── Limits against a hostile client (issue 18) ──────────────────────────────────────────────
+
+ANSWER_KEYS = {"poll_coin_yes", "poll_coin_no", "poll_true_yes", "poll_true_no"}
+
+
+def test_a_new_session_waits_a_few_seconds_before_it_can_answer(poll_database, monkeypatch):
+    monkeypatch.setattr(limits, "SESSION_WARMUP_SECONDS", 5.0)
+    _, code, _ = create_poll()
+    student = join(code)
+    assert not button_keys(student) & ANSWER_KEYS
+    (waiting,) = student.info
+    assert "The answer buttons appear in 5 seconds" in waiting.value
+    assert "waits 5 seconds" in waiting.value
+    assert "Did you skip breakfast today?" in page_text(student)  # the question is readable
+    # Later (the countdown reruns the page by itself in the browser): the buttons are there.
+    student.session_state[ui_poll.STARTED_KEY] -= 5
+    student.run()
+    assert button_keys(student) >= {"poll_coin_yes", "poll_coin_no"} and not student.info
+    # A click that arrives inside a fresh session's wait (a script replaying the button id) is
+    # discarded: the buttons are not drawn in that run. (test_poll_flood.py does it over the wire.)
+    student.session_state[ui_poll.STARTED_KEY] += 5
+    student.button(key="poll_coin_yes").click().run()
+    assert_clean(student)
+    assert student.info and "appear in" in student.info[0].value
+    assert not student.success and stored_answers(poll_database, code) == []
+
+
+def test_the_class_size_refuses_extra_answers_and_the_projector_says_so(poll_database):
+    instructor, code, _ = create_poll(class_size=2)
+    assert "of at most **2** answers" in page_text(instructor)
+    for _ in range(2):
+        join(code).button(key="poll_coin_yes").click().run()
+    third = join(code)
+    third.button(key="poll_coin_no").click().run()
+    assert_clean(third)
+    assert third.info and "already has 2 answers" in third.info[0].value
+    assert not third.success and len(stored_answers(poll_database, code)) == 2
+
+    instructor.run()
+    assert metric(instructor, "Answers") == "2 of 2"
+    assert instructor.warning and "The poll is full" in instructor.warning[0].value
+    assert "1 refused so far" in instructor.warning[0].value
+    text = page_text(instructor)
+    assert "**2** of at most **2** answers" in text
+
+    # The instructor raises the class size; the refused student taps again and is counted.
+    instructor.number_input(key="poll_class_size_edit").set_value(3)
+    instructor.button(key="poll_class_size_save").click().run()
+    assert_clean(instructor)
+    assert metric(instructor, "Answers") == "2 of 3" and not instructor.warning
+    third.button(key="poll_coin_no").click().run()
+    assert third.success and len(stored_answers(poll_database, code)) == 3
+
+
+def test_the_class_size_box_states_its_range():
+    at = app_test(INSTRUCTOR)
+    box = at.number_input(key="poll_new_class_size")
+    assert (box.min, box.max, box.value) == (store.CLASS_SIZE_MIN, store.CLASS_SIZE_MAX, 30)
+    assert "most answers" in box.label
+
+
+def test_answers_per_minute_come_from_the_counts_the_screen_saw(poll_database):
+    instructor, code, _ = create_poll()
+    history = instructor.session_state[next(k for k in instructor.session_state
+                                            if k.startswith("poll_counts_"))]
+    history[:] = [(t - 61.0, n) for t, n in history]  # pretend the screen opened a minute ago
+    for _ in range(3):
+        join(code).button(key="poll_coin_yes").click().run()
+    instructor.run()
+    assert "**3** answers in the last minute" in page_text(instructor)
+
+
+def test_after_a_reset_a_student_who_answered_can_answer_again(poll_database):
+    instructor, code, _ = create_poll()
+    student = join(code)
+    student.radio(key="poll_method").set_value("📱 Flip for me").run()
+    student.button(key="poll_true_yes").click().run()
+    assert student.success and not button_keys(student) & ANSWER_KEYS
+    instructor.button(key="poll_reset").click().run()
+    assert stored_answers(poll_database, code) == []
+    student.run()  # what the page's watcher does within seconds, or a reload
+    assert_clean(student)
+    assert not student.success and button_keys(student) >= {"poll_true_yes", "poll_true_no"}
+    student.button(key="poll_true_no").click().run()
+    assert_clean(student)
+    assert student.success and len(stored_answers(poll_database, code)) == 1
+    student.run()
+    assert student.success and not button_keys(student) & ANSWER_KEYS  # once per round
+
+
+def test_the_admin_token_in_a_password_box_recovers_the_controls(poll_database):
+    _, code, admin_link = create_poll()
+    at = app_test(INSTRUCTOR, {"code": code})  # a restarted server, or another browser
+    assert not shows_instructor_controls(at)
+    box = at.text_input(key="poll_admin_input")
+    assert box.proto.type == box.proto.PASSWORD
+    submit = next(b for b in at.button if b.label == "Open the controls")
+    submit.click().run()
+    assert at.error and "Paste the admin token" in at.error[0].value
+    box.input("A" * 43)
+    submit.click().run()
+    assert_clean(at)
+    assert at.error and f"does not open poll {code}" in at.error[0].value
+    assert not shows_instructor_controls(at)
+    at.text_input(key="poll_admin_input").input(token_of(admin_link))
+    next(b for b in at.button if b.label == "Open the controls").click().run()
+    assert_clean(at)
+    assert shows_instructor_controls(at) and not at.error
+    assert param(at, "admin") is None and at.session_state["poll_admin_input"] == ""
+    assert token_of(admin_link) not in all_text(at)
+
+    # The whole link works too, even opened from another poll's page.
+    _, other_code, _ = create_poll("Another?")
+    elsewhere = app_test(INSTRUCTOR, {"code": other_code})
+    elsewhere.text_input(key="poll_admin_input").input(admin_link)
+    next(b for b in elsewhere.button if b.label == "Open the controls").click().run()
+    assert_clean(elsewhere)
+    assert param(elsewhere, "code") == code and shows_instructor_controls(elsewhere)
+
+
+def test_wrong_admin_tokens_slow_down(poll_database):
+    _, code, _ = create_poll()
+    at = app_test(INSTRUCTOR, {"code": code})
+    for attempt in range(1, limits.FREE_FAILURES + 1):
+        at.text_input(key="poll_admin_input").input(f"{'B' * 40}{attempt:03d}")
+        next(b for b in at.button if b.label == "Open the controls").click().run()
+        assert_clean(at)
+    assert at.warning[-1].value.startswith("**Too many tokens") and "Wait 2 seconds" in at.warning[-1].value
+
+
+def test_the_admin_link_is_not_in_the_page_until_asked_for(poll_database):
+    instructor, code, admin_link = create_poll()
+    token = token_of(admin_link)
+    instructor.run()
+    assert token not in all_text(instructor)
+    assert not any(token in str(element.proto) for element in instructor.get("code"))
+
+
+def test_wrong_codes_slow_down_and_a_closed_poll_hides_its_question(poll_database):
+    instructor, code, _ = create_poll("Secret question about the exam?")
+    at = join(None)
+    wrong = [c * 6 for c in "ABCDEFGH" if c * 6 != code][: limits.FREE_FAILURES + 1]
+    for attempt, guess in enumerate(wrong, start=1):
+        at.text_input(key="poll_join_code_input").input(guess)
+        next(b for b in at.button if b.label == "Join the poll").click().run()
+        assert_clean(at)
+        message = at.warning[0].value
+        if attempt <= limits.FREE_FAILURES:
+            assert f"No open poll has the code {guess}" in message
+        else:
+            assert "Too many codes" in message and "Wait" in message
+    # While waiting, even the right code is not looked up.
+    at.text_input(key="poll_join_code_input").input(code)
+    next(b for b in at.button if b.label == "Join the poll").click().run()
+    assert "Too many codes" in at.warning[0].value
+    at.session_state["poll_failures_join"]["next_at"] = 0  # the wait is over
+    at.run()
+    assert "Secret question about the exam?" in page_text(at)
+
+    instructor.button(key="poll_close").click().run()
+    closed = join(code)
+    assert closed.info and "closed" in closed.info[0].value
+    assert "Secret question" not in all_text(closed) and "ε" not in all_text(closed)
+
+
+def test_expired_polls_cannot_be_joined_and_say_so(poll_database):
+    instructor, code, _ = create_poll()
+    engine = store.make_engine(poll_database)
+    with engine.begin() as conn:
+        conn.execute(store.polls.update().where(store.polls.c.code == code).values(
+            created_at=datetime.now(UTC) - store.POLL_LIFETIME - timedelta(minutes=1)))
+    engine.dispose()
+    student = join(code)
+    assert student.warning and f"The poll with the code {code} has ended" in student.warning[0].value
+    assert f"{store.POLL_LIFETIME_HOURS} hours" in student.warning[0].value
+    assert "Did you skip breakfast" not in all_text(student)
+    instructor.run()
+    assert_clean(instructor)
+    assert "Ended" in page_text(instructor) and "poll_close" not in button_keys(instructor)
+    assert instructor.get("download_button") or "answer(s) so far" in page_text(instructor)
+
+
+def test_a_page_open_when_the_poll_expires_is_refused(poll_database):
+    _, code, _ = create_poll()
+    student = join(code)
+    engine = store.make_engine(poll_database)
+    with engine.begin() as conn:
+        conn.execute(store.polls.update().where(store.polls.c.code == code).values(
+            created_at=datetime.now(UTC) - store.POLL_LIFETIME))
+    engine.dispose()
+    student.button(key="poll_coin_yes").click().run()
+    assert_clean(student)
+    assert student.warning and f"The poll with the code {code} has ended" in student.warning[0].value
+    assert stored_answers(poll_database, code) == []
+    # The store refuses too, should the poll expire between the page's look and the answer.
+    engine = store.make_engine(poll_database)
+    poll_id = store.find_poll(engine, code).id
+    assert store.submit_answer(engine, poll_id, "late", 1) is store.Submission.EXPIRED
+    engine.dispose()
+
+
+def test_creating_polls_is_rate_limited(poll_database, monkeypatch):
+    monkeypatch.setattr(ui_poll, "CREATIONS_PER_SESSION", (2, 600.0))
+    at = app_test(INSTRUCTOR)
+    for attempt in range(3):
+        at.text_area(key="poll_question").input(f"Question {attempt}?")
+        at.button(key="poll_create").click().run()
+        assert_clean(at)
+        if attempt < 2:
+            assert param(at, "code") and not at.warning
+            at.button(key="poll_start_over").click().run()
+    assert at.warning and "as many polls as it may" in at.warning[0].value
+    assert "10 minutes" in at.warning[0].value and param(at, "code") is None
+
+
+def test_poll_lifetime_in_the_notes_matches_the_store():
+    from ui.lessons import section_text
+
+    assert f"answers for {store.POLL_LIFETIME_HOURS} hours" in section_text("poll-instructor", "instructors")

@@ -1,7 +1,8 @@
 """The live class poll's Streamlit side: the one cached database engine, links and QR codes,
-the server's coin flips, and the widgets both poll pages share.
+the server's coin flips, the client's address and the per-session limits both poll pages share.
 
-Storage is in classroom.store (no Streamlit); the debiasing maths in dp.rr_inference.
+Storage is in classroom.store and the rules of the limits in classroom.limits (no Streamlit);
+the debiasing maths in dp.rr_inference.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import logging
 import math
 import re
 import secrets
+import time
 from urllib.parse import urlencode
 
 import numpy as np
@@ -20,7 +22,7 @@ import streamlit as st
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from classroom import store
+from classroom import limits, store
 from dp import randomized_response, rr_keep_probability
 from dp.local_dp import coin_report
 
@@ -31,6 +33,7 @@ JOIN_SLUG = "poll-join"
 SECRET_KEY = "poll_database_url"
 SESSION_TOKEN_KEY = "poll_session_token"
 ADMIN_KEY = "poll_admin"  # {"code": …, "token": …}: the admin token lives here, not in the URL
+STARTED_KEY = "poll_session_started"  # when this browser session first opened a poll page
 LN3 = math.log(3)
 
 DATABASE_TROUBLE = ("The poll database is not answering right now, so nothing was saved. "
@@ -85,15 +88,23 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
 
 # GitHub-style autolinks ("http://…", "www.…", "a@b.c") are found after escapes are resolved,
 # so an invisible word joiner is what stops them.
-_AUTOLINK_STARTS = {"://": ":\u2060//", "www.": "www\u2060.", "@": "@\u2060"}
+# GFM matches "www." in any case ("WWW.", "Www."), so the pattern ignores case and keeps it.
+_AUTOLINK_STARTS = re.compile(r"(://)|(www)(\.)|(@)", re.IGNORECASE)
+
+
+def _break_autolink(match: re.Match) -> str:
+    scheme, www, dot, at = match.groups()
+    if scheme:
+        return ":\u2060//"
+    if www:
+        return f"{www}\u2060{dot}"
+    return f"{at}\u2060"
 
 
 def plain(text: str) -> str:
     """Text that someone typed, escaped so that Markdown shows it literally (no links, no images,
     no formulas, no colour directives, no autolinked addresses)."""
-    for start, broken in _AUTOLINK_STARTS.items():
-        text = text.replace(start, broken)
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", _AUTOLINK_STARTS.sub(_break_autolink, text))
 
 
 def epsilon_label(poll: store.Poll) -> str:
@@ -139,6 +150,81 @@ def session_token() -> str:
     if SESSION_TOKEN_KEY not in st.session_state:
         st.session_state[SESSION_TOKEN_KEY] = secrets.token_urlsafe(24)
     return st.session_state[SESSION_TOKEN_KEY]
+
+
+# ── Who is asking, and how often ────────────────────────────────────────────────────────────
+
+def client_address() -> str:
+    """This session's client address for the limits (see classroom.limits.client_address):
+    the TCP peer, or, when the peer is loopback (our reverse proxy), the proxy's headers."""
+    headers = st.context.headers
+    real_ip = headers.get_all("X-Real-IP")
+    return limits.client_address(st.context.ip_address, headers.get_all("X-Forwarded-For"),
+                                 real_ip[-1] if real_ip else None)
+
+
+def session_started() -> float:
+    """When this browser session first opened a poll page (time.monotonic)."""
+    if STARTED_KEY not in st.session_state:
+        st.session_state[STARTED_KEY] = time.monotonic()
+    return st.session_state[STARTED_KEY]
+
+
+def warmup_remaining() -> float:
+    return limits.warmup_remaining(session_started(), time.monotonic())
+
+
+def attempt_wait(kind: str) -> float:
+    """Seconds before this session may try `kind` again ("join" codes, "admin" tokens)."""
+    return limits.attempt_wait(st.session_state.get(f"poll_failures_{kind}", {}), time.monotonic())
+
+
+def record_failure(kind: str) -> float:
+    state = st.session_state.setdefault(f"poll_failures_{kind}", {})
+    return limits.record_failure(state, time.monotonic())
+
+
+# Per address and per server process. Generous, because a whole hall shares one NAT address:
+# 60 codes a minute that match no open poll (the QR code needs no typing at all), and 30 new
+# polls in 10 minutes (a building of instructors behind one address).
+FAILED_JOINS_PER_ADDRESS = (60, 60.0)
+CREATIONS_PER_ADDRESS = (30, 600.0)
+# Per browser session: 10 new polls in 10 minutes (one per question of a lecture, and then some).
+CREATIONS_PER_SESSION = (10, 600.0)
+
+
+@st.cache_resource(show_spinner=False)
+def _address_limiter(name: str, limit: int, window: float) -> limits.WindowLimiter:
+    return limits.WindowLimiter(limit, window)
+
+
+def failed_joins_limiter() -> limits.WindowLimiter:
+    return _address_limiter("failed joins", *FAILED_JOINS_PER_ADDRESS)
+
+
+def creation_wait() -> float:
+    """Seconds before this session may create another poll (0: now). Does not count one."""
+    now = time.monotonic()
+    limit, window = CREATIONS_PER_SESSION
+    recent = [t for t in st.session_state.get("poll_created_at", []) if t > now - window]
+    session_wait = recent[0] + window - now if len(recent) >= limit else 0.0
+    return max(session_wait, _address_limiter("creations", *CREATIONS_PER_ADDRESS)
+               .wait(client_address(), now))
+
+
+def record_creation() -> None:
+    now = time.monotonic()
+    st.session_state.setdefault("poll_created_at", []).append(now)
+    _address_limiter("creations", *CREATIONS_PER_ADDRESS).record(client_address(), now)
+
+
+def say_seconds(seconds: float) -> str:
+    """A wait as a person reads it: '1 second', '8 seconds', '3 minutes'."""
+    whole = limits.whole_seconds(seconds)
+    if whole >= 120:
+        minutes = math.ceil(whole / 60)
+        return f"{minutes} minutes"
+    return f"{whole} second{'s' if whole != 1 else ''}"
 
 
 def keep_percent(poll: store.Poll) -> str:
