@@ -627,14 +627,18 @@ def audit_demo() -> None:
                     cache_key=("exp_aud", epsilon, m, form))
     loss_notes = auction.privacy_loss(scores_d, scores_d_prime, 2 * epsilon, 1.0)
     values = {"eps": epsilon, "m": m, "loss_notes": loss_notes, "epsilon_hat": epsilon_hat}
+    caught = epsilon_hat > epsilon
     if loss_notes <= epsilon * (1 + 1e-9):
-        notes_verdict = lessons.section_text(SLUG, "aud-notes-equal", **values)
+        false_alarm = " " + lessons.section_text(SLUG, "aud-false-alarm", **values)
+        notes_verdict = lessons.section_text(SLUG, "aud-notes-equal",
+                                             live=false_alarm if caught and form == "notes" else "")
     else:
         live = "" if form == "app" else lessons.section_text(
-            SLUG, "aud-notes-caught" if epsilon_hat > epsilon else "aud-notes-missed", **values)
+            SLUG, "aud-notes-caught" if caught else "aud-notes-missed", **values)
         notes_verdict = lessons.section_text(SLUG, "aud-notes-above", live=live)
-    app_verdict = lessons.section_text(SLUG, "aud-app-live" if form == "app" else "aud-app-general",
-                                       **values)
+    app_verdict = lessons.section_text(
+        SLUG, "aud-app-general" if form == "notes" else "aud-app-false-alarm" if caught
+        else "aud-app-live", **values)
     lessons.render(SLUG, "aud-notice", eps=epsilon, m=m,
                    loss_app=auction.privacy_loss(scores_d, scores_d_prime, epsilon, 1.0),
                    loss_notes=loss_notes, two_eps=2 * epsilon, notes_verdict=notes_verdict,

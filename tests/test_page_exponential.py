@@ -425,3 +425,19 @@ def test_audit_notice_reports_the_live_verdict():
     text = _markdown(_open("Check the guarantee", exp_aud_form=NOTES_FORM, exp_aud_eps="0.1",
                            exp_aud_m="200"))
     assert "Here it certifies only ε̂ = 0" in text and "too wide to separate 0.199" in text
+
+
+def test_a_certified_epsilon_just_above_the_promise_is_not_printed_equal_to_it():
+    # ε = 5, m = 1, the notes' formula: ε̂ lands just above 5 and once read "ε ≥ 5, more than 5".
+    at = _open("Check the guarantee", exp_aud_form=NOTES_FORM, exp_aud_eps="5", exp_aud_m="1")
+    for error in at.error:
+        shown = re.search(r"certify ε ≥ ([\d.]+), more than the promised ([\d.]+)", error.value)
+        assert shown and float(shown.group(1)) > float(shown.group(2)), error.value
+
+
+def test_an_audit_false_alarm_on_a_pair_with_nothing_to_catch_is_called_one():
+    # m = 1, ε = 5: the notes' loss is exactly ε, yet this seed's ε̂ is 5.005 (a 2%-of-runs miss).
+    text = _markdown(_open("Check the guarantee", exp_aud_form=NOTES_FORM, exp_aud_eps="5",
+                           exp_aud_m="1"))
+    assert "an audit flags it only in the 5% of runs" in text
+    assert "Here ε̂ = 5.005 lands above ε = 5 all the same: these samples are one of those runs." in text

@@ -56,7 +56,10 @@ def audit_panel(demo: str, sample_d: Sampler, sample_d_prime: Sampler, event: Ca
                       f"S = {event_label} and its complement, Clopper–Pearson bounds at "
                       f"{1 - alpha:.0%} confidence.")
     if epsilon_hat > promised_epsilon:
-        st.error(f"The samples certify ε ≥ {epsilon_hat:.3g}, more than the promised "
+        digits = 3  # enough digits that ε̂ and ε never read the same ("ε ≥ 5, more than 5")
+        while f"{epsilon_hat:.{digits}g}" == f"{promised_epsilon:.{digits}g}" and digits < 12:
+            digits += 1
+        st.error(f"The samples certify ε ≥ {epsilon_hat:.{digits}g}, more than the promised "
                  f"{promised_epsilon:.3g}: this mechanism breaks its promise.")
     else:
         st.success(f"ε̂ = {epsilon_hat:.3g} ≤ ε = {promised_epsilon:.3g}: the samples are "
