@@ -19,6 +19,8 @@ Options:
     --random N   how many random combinations (default 12)
     --seed S     seed of the random combinations (default 2014)
     --only NAME  print only sections whose name contains NAME
+    --base K=V   hold a control at a value in every setting (repeatable), e.g. to read
+                 a mode the defaults hide: --base comp_mode=Gaussian
 """
 
 from __future__ import annotations
@@ -110,15 +112,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--random", type=int, default=12)
     parser.add_argument("--seed", type=int, default=2014)
     parser.add_argument("--only", default="")
+    parser.add_argument("--base", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(argv)
+    base = dict(item.split("=", 1) for item in args.base)
 
     # AppTest's bare-mode warnings ("missing ScriptRunContext") would bury the output.
     streamlit.logger.set_log_level(logging.ERROR)
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").disabled = True
     _record_section_text()
     page = lesson(args.slug)
-    first = app_test(page)
-    controls = _controls(first)
+    first = app_test(page, base)
+    controls = {key: values for key, values in _controls(first).items() if key not in base}
+    if base:
+        print(f"# held in every setting: {base}")
     print(f"# {args.slug}: controls " + ", ".join(f"{k} {v[0]}…{v[-1]}" for k, v in controls.items()))
 
     other: dict[str, list[str]] = {}
@@ -126,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     _rendered.clear()
     for label, query in settings(controls, args.random, args.seed):
         _current_setting[0] = label
-        at = app_test(page, query)
+        at = app_test(page, {**base, **query})
         if at.exception:
             failures.append((label, [e.value for e in at.exception]))
         section_texts = {text for per_section in _rendered.values() for text in per_section}
