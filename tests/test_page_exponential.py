@@ -441,3 +441,13 @@ def test_an_audit_false_alarm_on_a_pair_with_nothing_to_catch_is_called_one():
                            exp_aud_m="1"))
     assert "an audit flags it only in the 5% of runs" in text
     assert "Here ε̂ = 5.005 lands above ε = 5 all the same: these samples are one of those runs." in text
+
+
+def test_candidate_names_are_slanted_once_there_are_more_than_a_few():
+    # Issue 14: "Hypertension" and "Diabetes" ran together at 1440 px under six bars.
+    from ui.charts import exponential as charts
+
+    six = charts.selection_figure(list("abcdef"), np.arange(6.0), np.full(6, 1 / 6), 2.0)
+    assert six.layout.xaxis.tickangle == -45 and six.layout.xaxis.automargin
+    three = charts.selection_figure(list("abc"), np.arange(3.0), np.full(3, 1 / 3), 1.0)
+    assert three.layout.xaxis.tickangle is None

@@ -95,8 +95,11 @@ def selection_figure(names: Sequence[str], scores, probabilities, threshold: flo
                               line={"color": PALETTE["vermillion"], "dash": "dash", "width": 2},
                               color=PALETTE["vermillion"])
     uniform, uniform_label = _hline(1 / len(names), "uniform 1/|R|")
+    # Names sit side by side under narrow bars ("Hypertension" ran into "Diabetes" at 1440 px):
+    # slant them once there are more than a few, and let the margin grow to fit.
+    slant = {"tickangle": -45, "automargin": True} if len(names) > 4 else {}
     return _figure("Scores, and who gets chosen", "candidate (hatched: below the line)", "probability",
-                   data, shapes=[line, uniform], annotations=[line_label, uniform_label],
+                   data, shapes=[line, uniform], annotations=[line_label, uniform_label], xaxis=slant,
                    yaxis={"domain": [0, 0.55], "range": [0, 1.02]},
                    yaxis2={"domain": [0.66, 1], "anchor": "x", "title": {"text": "score u"},
                            "showgrid": True, "gridcolor": "#e5e5e5", "linecolor": GREY},
