@@ -15,6 +15,8 @@ from dp.local_sensitivity import (
     SCORE_RANGE,
     TRAP_CENTRE,
     accuracy_sweep,
+    best_single_guess,
+    clipped_laplace_max_loss,
     clipped_median,
     distance_to_instability,
     local_sensitivity_median,
@@ -178,6 +180,11 @@ def _trap_view(spread: float, epsilon: float, seed: tuple) -> dict:
              "ls_d": local_d, "ls_d_prime": local_d_prime, "b_d": b_d, "b_d_prime": b_d_prime,
              "low_s": TRAP_CENTRE - spread, "high_s": TRAP_CENTRE + spread,
              "exact_d": int(np.sum(samples_d == TRAP_CENTRE)), "rug": RUG,
+             "success": best_single_guess(TRAP_CENTRE, b_d, b_d_prime, LO, HI),
+             "max_loss": clipped_laplace_max_loss(TRAP_CENTRE, b_d, b_d_prime, LO, HI),
+             "smooth_d": median_smooth_sensitivity(d, LO, HI, epsilon / 6),
+             "smooth_d_prime": median_smooth_sensitivity(d_prime, LO, HI, epsilon / 6),
+             "smooth_factor": float(np.exp(epsilon / 6)),
              "spread_d": float(np.ptp(samples_d)), "spread_d_prime": float(np.ptp(samples_d_prime))}
     view = {"d": d, "d_prime": d_prime, "radius": radius, "facts": facts, "loss": None,
             "chart": charts.trap_chart(x, density_d, density_d_prime, TRAP_CENTRE, b_d, b_d_prime,
@@ -208,13 +215,26 @@ def trap() -> None:
         loss_plot, loss_text = st.columns([2, 1], gap="large")
         with loss_plot:
             chart(view["loss"], key="ls_trap_loss", **CHART)
+        over_centre = facts["log_ratio"] > epsilon
+        over_tail = facts["loss_far"] < -epsilon
         with loss_text:
-            lessons.render(SLUG, "trap-notice", **facts)
+            lessons.render(
+                SLUG, "trap-notice",
+                centre_text=lessons.section_text(
+                    SLUG, "trap-centre-over" if over_centre else "trap-centre-within", **facts),
+                tail_text=lessons.section_text(
+                    SLUG, "trap-tail-over" if over_tail else "trap-tail-within", **facts),
+                guess_text=lessons.section_text(
+                    SLUG, "trap-guess-easy" if facts["success"] >= 0.9 else "trap-guess-hard", **facts),
+                **facts)
     else:
         lessons.render(SLUG, "trap-notice-zero", **facts)
 
     st.subheader("Check the guarantee")
-    lessons.render(SLUG, "audit-intro", radius=radius, eps=epsilon, s=spread,
+    event_text = lessons.section_text(
+        SLUG, "audit-event-point" if radius == 0
+        else "audit-event-capped" if radius == EVENT_CAP else "audit-event-scales")
+    lessons.render(SLUG, "audit-intro", radius=radius, eps=epsilon, s=spread, event_text=event_text,
                    event="{y = 60 exactly}" if radius == 0 else f"{{|y − 60| ≤ {radius:.3g}}}")
     mechanism = choice_radio("Mechanism to audit", list(AUDIT_MECHANISMS), "local", "ls_aud_mech",
                              format_func=AUDIT_MECHANISMS.get)
@@ -225,8 +245,11 @@ def trap() -> None:
         functools.partial(_within, radius), promised_epsilon=epsilon,
         event_label=f"{{|y − 60| ≤ {radius:.3g}}}", cache_key=("ls_audit", mechanism, spread, epsilon))
     outcome = "caught" if certified > epsilon else "passed"
+    true_loss = lessons.section_text(
+        SLUG, "true-loss-infinite" if np.isinf(facts["max_loss"]) else "true-loss-finite", **facts)
     lessons.render(SLUG, f"audit-{mechanism}-{outcome}", eps=epsilon, certified=certified, s=spread,
-                   bound=AUDIT_BOUND, delta=AUDIT_DELTA)
+                   bound=AUDIT_BOUND, delta=AUDIT_DELTA, true_loss=true_loss,
+                   **{key: facts[key] for key in ("smooth_d", "smooth_d_prime", "smooth_factor")})
 
 
 trap()
@@ -308,6 +331,9 @@ def safe_alternatives() -> None:
              "local": reach[0], "smooth": smooth, "beta": epsilon / 6, "noise": 2 * smooth / epsilon,
              "distance": distance, "threshold": threshold, "answers": answers,
              "ptr_noise": 2 * bound / epsilon,
+             "exceeds": lessons.section_text(
+                 SLUG, "ptr-exceeds-after" if distance > 0 else "ptr-exceeds-already",
+                 bound=bound, distance=distance),
              "rel_exponential": released["exponential"], "rel_smooth": released["smooth"],
              "rel_ptr": "⊥ (no answer)" if np.isnan(released["ptr"]) else f"{released['ptr']:.2f}",
              **{f"err_{key}": value for key, value in errors.items()}}
@@ -318,7 +344,10 @@ def safe_alternatives() -> None:
     with acc_plot:
         chart(_accuracy_figure(n, delta, bound, epsilon, seed), key="ls_accuracy", **CHART)
     with acc_text:
-        lessons.render(SLUG, "releases", **facts)
+        trap_line = lessons.section_text(
+            SLUG, "releases-trap-tempting" if errors["local"] < errors["exponential"]
+            else "releases-trap-not-even", **facts)
+        lessons.render(SLUG, "releases", trap_line=trap_line, **facts)
         contenders = ["exponential", "smooth"] + (["ptr"] if answers >= 0.5 else [])
         lessons.render(SLUG, f"accuracy-{min(contenders, key=errors.get)}", **facts)
 

@@ -11,6 +11,8 @@
     smooth_sensitivity_median          median + (2·S_{ε/6}(x)/ε)·Cauchy: ε-DP
     ptr_threshold, ptr_pass_probability, ptr_median    propose-test-release: (ε, δ)-DP
     accuracy_sweep                     typical error of each mechanism over a grid of ε
+    best_single_guess                  how often one clipped Laplace release tells two scales apart
+    clipped_laplace_max_loss           the largest privacy loss between two such releases
     EXAMPLE_SCORES, trap_pair, synthetic_scores       the page's data
 
 Neighbours are replace-one (n is public), as in dp.private_median: x ~ x′ when they differ
@@ -398,3 +400,62 @@ def accuracy_sweep(data, lower, upper, epsilons, delta, bound) -> dict:
         "local": local_error,
         "global": global_error,
     }
+
+
+# --- What one release of the broken mechanism gives away -----------------------------------
+
+
+def best_single_guess(centre, scale, other_scale, lower, upper) -> float:
+    """Pr[right] for the best guess, from one output, of which of two mechanisms produced it:
+    centre + Lap(scale) or centre + Lap(other_scale), each clipped to [lower, upper], with
+    even prior odds. (The trap pair: both medians are 60, the scales are LS(D)/ε and LS(D′)/ε.)
+
+    The best guess is "the narrower one" where its density (or its atom at an end of the
+    range) is the larger (Neyman–Pearson), and it is right with probability ½(1 + TV) where
+    TV is the total-variation distance. With a < b the two densities (1/2a)e^(−|y−c|/a) and
+    (1/2b)e^(−|y−c|/b) cross at |y − c| = t = ab·ln(b/a)/(b − a); the narrower one is larger
+    inside, and its atoms at the ends, ½e^(−L/a) and ½e^(−U/a), are the smaller. So with
+    L = c − lower, U = upper − c and P_s(t) = ½(1 − e^(−min(t, L)/s)) + ½(1 − e^(−min(t, U)/s)),
+
+        TV = P_a(t) − P_b(t).
+
+    A scale of 0 (no noise: the output is exactly c) is told apart with certainty.
+    """
+    lower, upper = check.interval("lower", lower, "upper", upper)
+    centre = float(centre)
+    if not lower < centre < upper:
+        raise ValueError(f"centre must lie strictly inside ({lower:g}, {upper:g}), got {centre!r}")
+    a, b = sorted((check.non_negative("scale", scale), check.non_negative("other_scale", other_scale)))
+    if a == b:
+        return 0.5
+    if a == 0:
+        return 1.0
+    t = a * b * math.log(b / a) / (b - a)
+    left, right = centre - lower, upper - centre
+
+    def inside(s: float) -> float:
+        return 0.5 * (1 - math.exp(-min(t, left) / s)) + 0.5 * (1 - math.exp(-min(t, right) / s))
+
+    return 0.5 * (1 + inside(a) - inside(b))
+
+
+def clipped_laplace_max_loss(centre, scale, other_scale, lower, upper) -> float:
+    """max over outputs y of |ln p(y)/q(y)| for centre + Lap(scale) and centre + Lap(other_scale),
+    both clipped to [lower, upper]: the true privacy loss of the trap pair.
+
+    With a < b, inside the range ln p/q = ln(b/a) − |y − c|·(1/a − 1/b): ln(b/a) at the centre,
+    falling linearly. The atoms at the ends, ½e^(−D/a) against ½e^(−D/b) at distance D, have
+    loss −D·(1/a − 1/b), the most negative value. So the answer is
+    max(ln(b/a), D_max·(1/a − 1/b)) with D_max the larger distance to an end; infinite when
+    exactly one scale is 0 (one output is certain under one and impossible under the other).
+    """
+    lower, upper = check.interval("lower", lower, "upper", upper)
+    centre = float(centre)
+    if not lower < centre < upper:
+        raise ValueError(f"centre must lie strictly inside ({lower:g}, {upper:g}), got {centre!r}")
+    a, b = sorted((check.non_negative("scale", scale), check.non_negative("other_scale", other_scale)))
+    if a == b:
+        return 0.0
+    if a == 0:
+        return math.inf
+    return max(math.log(b / a), max(centre - lower, upper - centre) * (1 / a - 1 / b))

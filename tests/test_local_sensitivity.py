@@ -385,3 +385,62 @@ def test_audit_passes_the_exponential_mechanism_on_the_trap_pair(spread):
 def test_bad_input_names_the_parameter(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# --- best_single_guess: what one release of the trap gives away ------------------------------
+
+
+def _best_guess_by_integration(centre, a, b, lower, upper, points=400_001):
+    """½(1 + TV) by brute force: the two clipped Laplace laws on a fine grid plus their atoms."""
+    y = np.linspace(lower, upper, points)
+    step = y[1] - y[0]
+    density = [np.exp(-np.abs(y - centre) / s) / (2 * s) for s in (a, b)]
+    gap = np.abs(density[0] - density[1])
+    continuous = step * (gap.sum() - (gap[0] + gap[-1]) / 2)  # trapezoid rule
+    atoms = sum(abs(0.5 * math.exp(-dist / a) - 0.5 * math.exp(-dist / b))
+                for dist in (centre - lower, upper - centre))
+    return 0.5 * (1 + 0.5 * (continuous + atoms))
+
+
+@pytest.mark.parametrize("spread, epsilon", itertools.product([0.5, 1, 2, 5, 10], [0.1, 0.2, 0.5, 1, 2, 3]))
+def test_best_single_guess_matches_integration_on_the_trap_pair(spread, epsilon):
+    a, b = spread / epsilon, 28 / epsilon
+    expected = _best_guess_by_integration(60, a, b, 0, 100)
+    assert ls.best_single_guess(60, a, b, 0, 100) == pytest.approx(expected, abs=2e-5)
+    assert ls.best_single_guess(60, b, a, 0, 100) == ls.best_single_guess(60, a, b, 0, 100)
+
+
+def test_best_single_guess_known_values_and_limits():
+    # The audit of issue 13: 93% at s = 1, 68% at s = 10 (ε = 1), 61% at s = 10, ε = 0.1.
+    assert ls.best_single_guess(60, 1, 28, 0, 100) == pytest.approx(0.9262, abs=1e-4)
+    assert ls.best_single_guess(60, 10, 28, 0, 100) == pytest.approx(0.6814, abs=1e-4)
+    assert ls.best_single_guess(60, 100, 280, 0, 100) == pytest.approx(0.6137, abs=1e-4)
+    # no clipping in reach: ½(1 + e^(−t/b) − e^(−t/a)) with t = ab·ln(b/a)/(b − a)
+    t = 2 * 5 * math.log(2.5) / 3
+    assert ls.best_single_guess(0, 2, 5, -1e6, 1e6) == pytest.approx(
+        0.5 * (1 + math.exp(-t / 5) - math.exp(-t / 2)), rel=1e-12)
+    assert ls.best_single_guess(60, 7, 7, 0, 100) == 0.5
+    assert ls.best_single_guess(60, 0, 28, 0, 100) == 1.0
+
+
+def test_best_single_guess_rejects_a_centre_outside_the_range():
+    with pytest.raises(ValueError, match="centre"):
+        ls.best_single_guess(100, 1, 2, 0, 100)
+    with pytest.raises(ValueError, match="scale"):
+        ls.best_single_guess(50, -1, 2, 0, 100)
+
+
+@pytest.mark.parametrize("spread, epsilon", itertools.product([0.5, 1, 2, 5, 10], [0.1, 0.2, 0.5, 1, 2, 3]))
+def test_clipped_laplace_max_loss_matches_a_grid_and_the_atoms(spread, epsilon):
+    a, b = spread / epsilon, 28 / epsilon
+    y = np.linspace(0, 100, 200_001)
+    interior = np.abs(np.log((np.exp(-np.abs(y - 60) / a) / a) / (np.exp(-np.abs(y - 60) / b) / b)))
+    atoms = [abs(math.log(math.exp(-dist / a) / math.exp(-dist / b))) for dist in (60, 40)]
+    assert ls.clipped_laplace_max_loss(60, a, b, 0, 100) == pytest.approx(
+        max(interior.max(), *atoms), rel=1e-9)
+
+
+def test_clipped_laplace_max_loss_limits():
+    assert ls.clipped_laplace_max_loss(60, 0, 28, 0, 100) == math.inf
+    assert ls.clipped_laplace_max_loss(60, 3, 3, 0, 100) == 0.0
+    assert ls.clipped_laplace_max_loss(60, 1, 28, 0, 100) == pytest.approx(60 * (1 - 1 / 28))

@@ -209,3 +209,97 @@ def test_trap_chart_draws_a_spike_when_there_is_no_noise():
     fig = charts.trap_chart(x, None, np.full(11, 0.01), 60, 0.0, 28, np.full(20, 60.0), np.full(20, 50.0), 0.0)
     assert list(fig.data[0].x) == [60, 60]
     assert fig.data[0].name.startswith("D: b = 0")
+
+
+# --- live sentences at the settings that broke them (issue 13) ---------------------------------
+
+TRAP_SPREADS = [0, 0.5, 1, 2, 5, 10]
+TRAP_EPSILONS = [0.1, 0.2, 0.5, 1.0, 2.0, 3.0]
+
+
+def _flat(at) -> str:
+    return " ".join(page_text(at).split())
+
+
+def test_trap_controls_offer_the_settings_enumerated_below(default_run):
+    assert [float(v) for v in default_run.select_slider(key="ls_trap_s").options] == TRAP_SPREADS
+    assert [float(v) for v in default_run.select_slider(key="ls_trap_eps").options] == TRAP_EPSILONS
+
+
+def test_the_trap_always_leaves_the_band_somewhere_on_the_chart():
+    # trap-guess-hard says the chart shows outputs whose loss leaves ±ε: at every s > 0 and ε
+    # the page offers, either the loss at 60, ln(28/s), or the loss at the lower edge is outside.
+    for spread in TRAP_SPREADS[1:]:
+        for epsilon in TRAP_EPSILONS:
+            at_centre = math.log(28 / spread)
+            at_edge = at_centre - 60 * epsilon * (1 / spread - 1 / 28)
+            assert at_centre > epsilon or at_edge < -epsilon, (spread, epsilon)
+
+
+def test_default_trap_one_release_usually_tells_the_classes_apart(default_run):
+    text = _flat(default_run)
+    assert "is right **93%** of the time, so one release is usually enough to say which class" in text
+    assert "where ε-DP allows at most ε = 1" in text and "past −ε: it reaches **-54.5**" in text
+    assert "That is eight of D's noise scales either side of 60." in text
+    assert "The true privacy loss of this pair is 57.9" in text
+
+
+def test_wide_spread_trap_one_release_is_not_enough():
+    # s = 10: LS(D) = 10 against 28; the best single guess is right only 68% of the time.
+    at = app_test(LESSON, {"ls_trap_s": "10"})
+    assert_clean(at)
+    text = _flat(at)
+    assert "usually enough" not in text
+    assert "is right **68%** of the time: better than a coin flip, but one release alone" in text
+    assert f"is right **{ls.best_single_guess(60, 10, 28, 0, 100):.0%}**" in text
+    assert "S stops 35 either side of 60" in text  # 8 scales of 10 would pass the range
+
+
+def test_wide_spread_small_epsilon_loss_stays_positive_and_within_reach():
+    # s = 10, ε = 0.1: scales 100 and 280; the loss only falls to 0.644 at the edge.
+    at = app_test(LESSON, {"ls_trap_s": "10", "ls_trap_eps": "0.1"})
+    assert_clean(at)
+    text = _flat(at)
+    assert "runs off" not in text and "past −ε" not in text
+    assert "but over this range only to 0.644 at the edge" in text
+    assert "is right **61%** of the time" in text
+
+
+def test_wide_spread_large_epsilon_loss_at_60_is_within_epsilon():
+    # s = 10, ε = 3: ln 2.8 = 1.03 < 3 at the centre; the leak is in the tails.
+    at = app_test(LESSON, {"ls_trap_s": "10", "ls_trap_eps": "3"})
+    assert_clean(at)
+    text = _flat(at)
+    assert "where ε-DP allows at most" not in text
+    assert "within ε = 3 there, so the leak is further out" in text and "past −ε" in text
+
+
+def test_zero_spread_loss_is_infinite_and_the_event_is_a_point():
+    at = app_test(LESSON, {"ls_trap_s": "0"})
+    assert_clean(at)
+    text = _flat(at)
+    assert "With s = 0, D has no noise, so S is the single point 60." in text
+    assert "The true privacy loss of this pair is infinite" in text
+
+
+def test_small_class_ptr_distance_zero_and_a_trap_that_is_not_even_accurate():
+    # n = 51, ε = 0.01, Δ̂ = 0.1: LS already exceeds Δ̂; the trap's typical error (43) is
+    # worse than the exponential mechanism's (24).
+    at = app_test(LESSON, {"ls_n": "51", "ls_eps": "0.01", "ls_bound": "0.1"})
+    assert_clean(at)
+    text = _flat(at)
+    assert "after only 0 changes" not in text
+    assert "LS already exceeds PTR's bound Δ̂ = 0.1, with no change at all" in text
+    assert "here not even more accurate than the exponential mechanism" in text
+    assert "tempting, and not private" not in text
+
+
+def test_smooth_audit_states_both_smooth_sensitivities():
+    at = app_test(LESSON, {"ls_aud_mech": "smooth sensitivity with Cauchy noise", "ls_trap_eps": "3"})
+    assert_clean(at)
+    text = _flat(at)
+    d, d_prime = ls.trap_pair(1)
+    s_d, s_d_prime = (ls.median_smooth_sensitivity(x, 0, 100, 0.5) for x in (d, d_prime))
+    assert s_d_prime / s_d <= math.exp(0.5) + 1e-12
+    assert f"S = {s_d:.3g} for D and {s_d_prime:.3g} for D′" in text
+    assert "nearly the same" not in text
