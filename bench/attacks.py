@@ -1,0 +1,455 @@
+"""A hostile student with a script: the attacks of docs/SECURITY.md, bounded, on loopback.
+
+    python bench/attacks.py editor [--rows 4000] [--messages 1]
+    python bench/attacks.py upload [--uploads 150] [--megabytes 5]
+    python bench/attacks.py message-sizes [slug ...]
+    python bench/attacks.py errors
+
+Each command starts its own `streamlit run app.py` on a free loopback port, with the repo's
+.streamlit/config.toml (`--option` adds server flags on top, to measure the app before a fix),
+and speaks Streamlit's protocol with the client of bench/load.py.
+
+`editor`: a crafted widget state for the exponential page's editable table (`exp_sel_table`)
+with `--rows` added rows, sent `--messages` times; then the same rerun again (what a browser
+resends), then a fresh visitor opening the page. Prints the server's CPU seconds for each step
+and what the page showed.
+
+`upload`: `--uploads` POSTs of `--megabytes` each to /_stcore/upload_file for one session, and
+the server's resident memory before and after.
+
+`message-sizes`: every lesson page at defaults and with its main slider at both ends; the
+largest message the server sent and the largest the client sent (for server.maxMessageSize).
+
+`errors`: malformed widget states for every widget of a few pages (wrong value types, values
+out of range, garbage JSON for the table); counts reruns that showed an exception element,
+and any server path or traceback text that reached the client.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import subprocess
+import tempfile
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
+
+from bench import load  # noqa: E402
+from bench.load import Session, cpu_seconds, rss_mb, streamlit_server  # noqa: E402
+
+EDITOR_PAGE = "exponential"
+
+
+class WatchingSession(Session):
+    """A load-test session that also keeps the text and exceptions of the last run, and the
+    size of every message in both directions."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.texts: list[str] = []
+        self.exceptions: list[str] = []
+        self.largest_received = 0
+        self.largest_sent = 0
+        self.editors: dict[tuple[int, ...], str] = {}  # delta path -> id of the editor drawn there
+
+    async def send_run(self, message: BackMsg) -> float:
+        """Send one rerun request; returns seconds until the run finished."""
+        self.texts, self.exceptions = [], []
+        self.largest_sent = max(self.largest_sent, message.ByteSize())
+        return await self._run(message)
+
+    def _take_delta(self, forward: ForwardMsg) -> None:
+        self.largest_received = max(self.largest_received, forward.ByteSize())
+        element = forward.delta.new_element
+        kind = element.WhichOneof("type") if forward.delta.WhichOneof("type") == "new_element" else None
+        if kind == "exception":
+            exception = element.exception
+            self.exceptions.append(" | ".join([exception.type, exception.message,
+                                               *exception.stack_trace]))
+            return
+        if kind == "markdown":
+            self.texts.append(element.markdown.body)
+        elif kind == "alert":
+            self.texts.append(element.alert.body)
+        elif kind == "dataframe" and element.dataframe.editing_mode:
+            self.editors[tuple(forward.metadata.delta_path)] = element.dataframe.id
+        super()._take_delta(forward)
+
+    def rerun_with(self, states: list[WidgetState], fragment_id: str = "") -> BackMsg:
+        """A rerun request as the browser sends it, with these widget states replacing the
+        session's own for the same ids."""
+        replaced = {state.id: state for state in states}
+        message = BackMsg()
+        client_state = message.rerun_script
+        client_state.query_string = urllib.parse.urlencode(self.query)
+        client_state.page_script_hash = self.page_script_hash
+        client_state.fragment_id = fragment_id
+        values = {**self.values, **replaced}
+        client_state.widget_states.widgets.extend(values.values())
+        client_state.cached_message_hashes.extend(sorted(self.cache))
+        self._add_context(message)
+        self.last_sent = message
+        return message
+
+    async def open_with(self, states: list[WidgetState]) -> float:
+        """Open the page with widget states in the very first message, as a browser does
+        when it reconnects to a restarted server; returns seconds."""
+        from websockets.asyncio.client import connect
+
+        self.ws = await asyncio.wait_for(connect(
+            f"ws://127.0.0.1:{self.port}/_stcore/stream", subprotocols=["streamlit"],
+            max_size=None, open_timeout=load.RUN_TIMEOUT), load.RUN_TIMEOUT)
+        message = BackMsg()
+        message.rerun_script.page_name = self.slug
+        message.rerun_script.widget_states.widgets.extend(states)
+        self._add_context(message)
+        return await self.send_run(message)
+
+    def editor_id(self) -> str:
+        """The id of the first editable table on the page (the selection demo's), as last drawn."""
+        if not self.editors:
+            raise RuntimeError(f"{self.slug} shows no editable table")
+        return self.editors[min(self.editors)]
+
+
+async def run_guarded(session: WatchingSession, message: BackMsg) -> tuple[float | None, str]:
+    """Send a run; returns (seconds or None if it failed, what went wrong)."""
+    try:
+        return await session.send_run(message), ""
+    except load.SessionError as error:
+        return None, str(error)
+
+
+def editor_state(rows: int) -> str:
+    added = [{"candidate": f"row {i}", "score": float(i % 97)} for i in range(rows)]
+    return json.dumps({"edited_rows": {}, "added_rows": added, "deleted_rows": []})
+
+
+async def editor_attack(port: int, pid: int, rows: int, messages: int) -> dict:
+    """Send `messages` crafted table states; then a resend, then a fresh visitor."""
+    attacker = WatchingSession(port, EDITOR_PAGE)
+    await attacker.open()
+    result = {"rows": rows, "messages": messages, "bytes": 0, "attack_cpu": [], "attack_wall": []}
+    for _ in range(messages):
+        # Aimed at the editor's id as the server last sent it.
+        editor = attacker.editor_id()
+        fragment = attacker.widgets[editor].fragment_id
+        state = WidgetState(id=editor, string_value=editor_state(rows))
+        message = attacker.rerun_with([state], fragment)
+        result["bytes"] = message.ByteSize()
+        cpu = cpu_seconds(pid)
+        seconds, error = await run_guarded(attacker, message)
+        result["attack_cpu"].append(cpu_seconds(pid) - cpu)
+        result["attack_wall"].append(seconds)
+        result["error"] = error
+    result["texts"] = attacker.texts
+    result["exceptions"] = attacker.exceptions
+    # The whole page again, with the same state (a browser resends every widget's state).
+    cpu = cpu_seconds(pid)
+    await run_guarded(attacker, attacker.rerun_with([state]))
+    result["resend_cpu"] = cpu_seconds(pid) - cpu
+    await attacker.close()
+    # A fresh session whose first message carries the state, for the id the last one saw.
+    fresh = WatchingSession(port, EDITOR_PAGE)
+    cpu = cpu_seconds(pid)
+    await fresh.open_with([state])
+    result["fresh_cpu"] = cpu_seconds(pid) - cpu
+    result["fresh_exceptions"] = fresh.exceptions
+    await fresh.close()
+    visitor = WatchingSession(port, EDITOR_PAGE)
+    cpu = cpu_seconds(pid)
+    result["visitor_open"] = await visitor.open()
+    result["visitor_cpu"] = cpu_seconds(pid) - cpu
+    await visitor.close()
+    return result
+
+
+async def editor_baseline(port: int, pid: int) -> dict:
+    """A normal visitor: open the page, then edit one cell of the table."""
+    visitor = WatchingSession(port, EDITOR_PAGE)
+    cpu = cpu_seconds(pid)
+    opened = await visitor.open()
+    open_cpu = cpu_seconds(pid) - cpu
+    editor = visitor.editor_id()
+    state = WidgetState(id=editor, string_value=json.dumps(
+        {"edited_rows": {"0": {"score": 50.0}}, "added_rows": [], "deleted_rows": []}))
+    cpu = cpu_seconds(pid)
+    edit = await visitor.send_run(visitor.rerun_with([state], visitor.widgets[editor].fragment_id))
+    edit_cpu = cpu_seconds(pid) - cpu
+    await visitor.close()
+    return {"open": opened, "open_cpu": open_cpu, "edit": edit, "edit_cpu": edit_cpu}
+
+
+def editor(rows: int, messages: int) -> None:
+    async def run(port: int, pid: int) -> tuple[dict, dict]:
+        await editor_baseline(port, pid)  # warm: imports and caches
+        return await editor_baseline(port, pid), await editor_attack(port, pid, rows, messages)
+
+    with streamlit_server() as (pid, port):
+        baseline, attack = asyncio.run(run(port, pid))
+    print(f"Normal visitor: page open {baseline['open']:.2f} s ({baseline['open_cpu']:.2f} s CPU), "
+          f"one cell edit {baseline['edit']:.2f} s ({baseline['edit_cpu']:.2f} s CPU)")
+    print(f"Crafted state: {rows} added rows, {attack['bytes'] / 1e3:.0f} kB per message, "
+          f"{messages} message(s)")
+    for i, (cpu, wall) in enumerate(zip(attack["attack_cpu"], attack["attack_wall"], strict=True)):
+        print(f"  message {i + 1}: server CPU {cpu:.2f} s, "
+              f"answered in {'(failed)' if wall is None else f'{wall:.2f} s'}")
+    print(f"  whole-page rerun resending the state: server CPU {attack['resend_cpu']:.2f} s")
+    print(f"  a new session sending the state in its first message: server CPU "
+          f"{attack['fresh_cpu']:.2f} s")
+    print(f"  a fresh visitor afterwards: page open {attack['visitor_open']:.2f} s "
+          f"({attack['visitor_cpu']:.2f} s CPU)")
+    if attack.get("error"):
+        print(f"  error: {attack['error'][:200]}")
+    for text in attack["texts"]:
+        if "rows" in text and "edit" in text:
+            print(f"  page says: {text[:200]}")
+    for exception in attack["exceptions"]:
+        print(f"  exception shown: {exception[:200]}")
+
+
+# ── Uploads ────────────────────────────────────────────────────────────────────────────────────
+
+
+def upload_attack(port: int, pid: int, uploads: int, megabytes: float, chunked: bool = False) -> dict:
+    """PUT files to the upload endpoint as the browser's file uploader would, for one live
+    session; counts the statuses. Streamlit's XSRF check is a double submit (a token in a
+    cookie and the same token in a header), so a script makes up its own token."""
+    from streamlit.web.server.starlette.starlette_app_utils import generate_xsrf_token_string
+
+    async def open_session():
+        """A live session (the endpoint refuses unknown ones), and its id from NewSession."""
+        from websockets.asyncio.client import connect
+
+        ws = await connect(f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"],
+                           max_size=None)
+        message = BackMsg()
+        message.rerun_script.page_name = ""
+        await ws.send(message.SerializeToString())
+        while True:
+            forward = ForwardMsg()
+            forward.ParseFromString(await asyncio.wait_for(ws.recv(), 60))
+            if forward.WhichOneof("type") == "new_session":
+                return ws, forward.new_session.initialize.session_id
+
+    loop = asyncio.new_event_loop()
+    ws, sid = loop.run_until_complete(open_session())
+    token = generate_xsrf_token_string()
+    payload = b"x" * int(megabytes * 1e6)
+    boundary = "----dp-lab-bench"
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.csv\"\r\n"
+            f"Content-Type: text/csv\r\n\r\n").encode() + payload + f"\r\n--{boundary}--\r\n".encode()
+    rss_before = rss_mb(pid)
+    statuses: dict[str, int] = {}
+    start = time.monotonic()
+    for _ in range(uploads):
+        url = f"http://127.0.0.1:{port}/_stcore/upload_file/{sid}/{uuid.uuid4()}"
+        # Chunked transfer encoding sends no Content-Length, so the server must stream-check.
+        data = iter([body[i:i + 65536] for i in range(0, len(body), 65536)]) if chunked else body
+        request = urllib.request.Request(url, data=data, method="PUT", headers={
+            "Content-Type": f"multipart/form-data; boundary={boundary}",
+            "X-Xsrftoken": token, "Cookie": f"_streamlit_xsrf={token}"})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                status = str(response.status)
+        except urllib.error.HTTPError as error:
+            status = str(error.code)
+        except OSError as error:
+            status = type(error).__name__
+        statuses[status] = statuses.get(status, 0) + 1
+    seconds = time.monotonic() - start
+    time.sleep(1)
+    rss_after = rss_mb(pid)
+    loop.run_until_complete(ws.close())
+    loop.close()
+    return {"statuses": statuses, "rss_before": rss_before, "rss_after": rss_after,
+            "seconds": seconds}
+
+
+def upload(uploads: int, megabytes: float, chunked: bool) -> None:
+    with streamlit_server() as (pid, port):
+        result = upload_attack(port, pid, uploads, megabytes, chunked)
+    print(f"{uploads} {'chunked ' * chunked}uploads of {megabytes:g} MB in {result['seconds']:.1f} s: "
+          f"HTTP statuses {result['statuses']}; server RSS {result['rss_before']:.0f} MB -> "
+          f"{result['rss_after']:.0f} MB ({result['rss_after'] - result['rss_before']:+.0f} MB)")
+
+
+# ── Message sizes ──────────────────────────────────────────────────────────────────────────────
+
+
+async def largest_messages(port: int, slugs: list[str]) -> list[tuple[str, int, int]]:
+    rows = []
+    for slug in slugs:
+        session = WatchingSession(port, slug)
+        await session.open()
+        if session.slider_id:
+            for _ in range(40):  # walks the main slider to its end and back
+                await session.send_run(session.rerun_with([]))
+                await session.move()
+        rows.append((slug, session.largest_received, session.largest_sent))
+        await session.close()
+    return rows
+
+
+def message_sizes(slugs: list[str]) -> None:
+    with streamlit_server() as (_, port):
+        rows = asyncio.run(largest_messages(port, slugs))
+    print(f"{'page':<22}{'largest sent to browser':>26}{'largest from client':>22}")
+    for slug, received, sent in rows:
+        print(f"{slug or 'home':<22}{received / 1e3:>23.0f} kB{sent / 1e3:>19.1f} kB")
+
+
+# ── Malformed widget states ────────────────────────────────────────────────────────────────────
+
+
+def malformed_states(widget_id: str, kind: str) -> list[WidgetState]:
+    """Values of the wrong type or out of range for one widget."""
+    states = []
+    for field, value in [("string_value", "x" * 50), ("string_value", "{not json"),
+                         ("int_value", 10**15), ("double_value", float("nan")),
+                         ("double_value", 1e308), ("bool_value", True), ("string_value", ""),
+                         ("string_value", json.dumps({"edited_rows": {"999": {"score": 1}}})),
+                         ("string_value", json.dumps({"added_rows": "abc"})),
+                         ("string_value", json.dumps({"deleted_rows": [10**6]})),
+                         ("string_value", json.dumps({"edited_rows": {"0": {"nope": 1}}})),
+                         ("string_value", json.dumps([1, 2]))]:
+        state = WidgetState(id=widget_id)
+        setattr(state, field, value)
+        states.append(state)
+    for data in (["no such option"], [], ["a", "b", "c"]):
+        state = WidgetState(id=widget_id)
+        state.string_array_value.data.extend(data)
+        states.append(state)
+    for data in ([1e300], [-1.0], [float("inf")], [1.0, 2.0, 3.0]):
+        state = WidgetState(id=widget_id)
+        state.double_array_value.data.extend(data)
+        states.append(state)
+    state = WidgetState(id=widget_id)
+    state.int_array_value.data.extend([10**12])
+    states.append(state)
+    return states
+
+
+async def error_fuzz(port: int, pid: int, slugs: list[str]) -> dict:
+    result = {"runs": 0, "shown": 0, "leaks": [], "failed": 0}
+    for slug in slugs:
+        probe = WatchingSession(port, slug)
+        await probe.open()
+        widgets = [(wid, w.kind) for wid, w in probe.widgets.items()]
+        await probe.close()
+        for widget_id, kind in widgets:
+            session = WatchingSession(port, slug)
+            await session.open()
+            for state in malformed_states(widget_id, kind):
+                result["runs"] += 1
+                if kind == "dataframe" and session.editors:
+                    state.id = session.editor_id()  # an editor's id changes (ui/tables.py)
+                try:
+                    await session.send_run(session.rerun_with([state]))
+                except Exception:  # noqa: BLE001 (a dropped connection counts, then reconnect)
+                    result["failed"] += 1
+                    await session.close()
+                    session = WatchingSession(port, slug)
+                    await session.open()
+                    continue
+                if session.exceptions:
+                    result["shown"] += 1
+                    result.setdefault("kinds", {}).setdefault(
+                        (kind, session.exceptions[0].split(" | ")[0]), 0)
+                    result["kinds"][(kind, session.exceptions[0].split(" | ")[0])] += 1
+                    for text in session.exceptions:
+                        if "/" in text or "Traceback" in text or ".py" in text:
+                            result["leaks"].append(f"{slug} {kind}: {text[:160]}")
+            await session.close()
+    return result
+
+
+@contextlib.contextmanager
+def logged_server():
+    """Like bench.load.streamlit_server, but the server's log goes to a temporary file: a
+    pipe that nobody reads would block the server once 64 kB of tracebacks filled it."""
+    port = load.free_port()
+    with tempfile.TemporaryFile() as log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true", *load.SERVER_OPTIONS],
+            cwd=ROOT, stdout=log, stderr=log)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
+                    break
+                except OSError:
+                    if server.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError("streamlit did not start") from None
+                    time.sleep(0.3)
+            yield server.pid, port, log
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+def errors(slugs: list[str]) -> None:
+    with logged_server() as (pid, port, log):
+        start = log.seek(0, 2)
+        result = asyncio.run(error_fuzz(port, pid, slugs))
+        log_bytes = log.seek(0, 2) - start
+    print(f"{result['runs']} malformed widget states on {', '.join(slugs)}: "
+          f"{result['shown']} runs showed an exception element, "
+          f"{len(result['leaks'])} of them with a path or traceback, "
+          f"{result['failed']} dropped connections; server log grew by {log_bytes / 1e3:.0f} kB")
+    for (kind, exception), count in sorted(result.get("kinds", {}).items()):
+        print(f"  {count:>4} x {kind}: {exception or '(type withheld)'}")
+    for leak in result["leaks"][:5]:
+        print(f"  leak: {leak}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    flood = commands.add_parser("editor", help="a crafted table state with many added rows")
+    flood.add_argument("--rows", type=int, default=4000)
+    flood.add_argument("--messages", type=int, default=1)
+    uploads = commands.add_parser("upload", help="files POSTed to the upload endpoint")
+    uploads.add_argument("--uploads", type=int, default=150)
+    uploads.add_argument("--megabytes", type=float, default=5, help="file size (0: empty files)")
+    uploads.add_argument("--chunked", action="store_true", help="no Content-Length header")
+    sizes = commands.add_parser("message-sizes", help="largest message per page")
+    sizes.add_argument("slugs", nargs="*")
+    fuzz = commands.add_parser("errors", help="malformed widget states")
+    fuzz.add_argument("slugs", nargs="*")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
+    args = parser.parse_args()
+    for option in args.option:
+        name, _, value = option.partition("=")
+        load.SERVER_OPTIONS.extend([f"--{name}", value])
+    if args.command == "editor":
+        editor(args.rows, args.messages)
+    elif args.command == "upload":
+        upload(args.uploads, args.megabytes, args.chunked)
+    elif args.command == "message-sizes":
+        message_sizes(args.slugs or ["", *load.SLIDER_PAGES])
+    else:
+        errors(args.slugs or ["laplace", "exponential"])
+
+
+if __name__ == "__main__":
+    main()
