@@ -50,8 +50,8 @@ def rr_debiased_share(yes, n, epsilon):
 # Where the interval's width is checked against the exact distribution of the Yes count (see
 # rr_half_width). Above it the closed form alone is used: the check costs about n·√n steps per
 # class size, and a live poll computes the width at every n from 1 up to its answer count
-# (measured: 0.3–0.5 s for all n ≤ 300 on a loaded 2-core machine, once per process; about
-# 3–10 s for all n ≤ 1000).
+# (measured on the shared 2-core machine under load: 0.2–0.7 s for all n ≤ 300, once per
+# process and ε, then under 5 ms per rerun; it would be 3–10 s for all n ≤ 1000).
 EXACT_MAX_N = 300
 _TAIL_SDS, _TAIL_STEPS = 8.0, 8  # a binomial's mass outside mean ± (8 sd + 8) is ignored (< 1e-13)
 _ROUNDING = 1e-6  # in counts: a Yes count this close to an end of the interval counts as outside
