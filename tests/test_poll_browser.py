@@ -1,4 +1,6 @@
-"""The class poll in two real browsers: the instructor's count updates by itself when a student answers.
+"""The class poll in two real browsers: the instructor's count updates by itself when a student
+answers, after the new page's countdown; a typed WWW. address is not a link; the admin link is
+not in the page until asked for.
 
 Skips where Chromium is absent; REQUIRE_BROWSER=1 (set by .ci/run) turns the skip into a failure.
 """
@@ -13,6 +15,7 @@ from classroom import store
 from tests.conftest import serve_app, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+QUESTION = "Did you read the notes before class? See WWW.evil.example or Www.x.org"
 
 
 @pytest.fixture
@@ -34,7 +37,7 @@ def test_the_instructor_sees_a_students_answer_without_reloading(browser, poll_s
     instructor = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
     instructor.goto(f"{poll_server}/poll-instructor")
     wait_for_app(instructor)
-    instructor.get_by_role("textbox", name="Yes/no question").fill("Did you read the notes before class?")
+    instructor.get_by_role("textbox", name="Yes/no question").fill(QUESTION)
     instructor.get_by_role("button", name="Create the poll").click()
     instructor.wait_for_url(re.compile(r"code=[A-Z0-9]{6}"), timeout=30_000)
     wait_for_app(instructor)
@@ -42,20 +45,32 @@ def test_the_instructor_sees_a_students_answer_without_reloading(browser, poll_s
     assert "admin=" not in instructor.url
     instructor.get_by_text("answer(s) so far").wait_for(timeout=30_000)
     assert _answers_shown(instructor) is None
+    # The admin token is not in the page (HTML included) until the instructor asks for the link.
+    assert "admin=" not in instructor.content()
+    instructor.get_by_text("Private admin link").click()
+    instructor.get_by_role("button", name="Show the admin link").click()
+    link = instructor.locator("[data-testid=stCode]", has_text="admin=")
+    link.wait_for(timeout=30_000)
+    assert re.search(r"admin=[A-Za-z0-9_\-]{40,}", link.inner_text())
 
     student = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
                                   has_touch=True).new_page()
     student.goto(f"{poll_server}/poll-join?code={code}")
     wait_for_app(student)
     student.get_by_text("Did you read the notes before class?").wait_for(timeout=30_000)
-    student.get_by_role("button", name="Yes", exact=True).click()
+    heading = student.locator("h3", has_text="Did you read the notes")
+    # (Streamlit's own "link to heading" anchor points into the page, to #…)
+    assert heading.locator("a:not([href^='#'])").count() == 0, "WWW. must not become a link"
+    # A new page counts down before it shows the buttons; the page reruns by itself.
+    student.get_by_text("The answer buttons appear in").wait_for(timeout=30_000)
+    student.get_by_role("button", name="Yes", exact=True).click(timeout=30_000)
     student.get_by_text("Your answer is in").wait_for(timeout=30_000)
 
     # No reload, no click: the fragment re-reads the database every 2 seconds.
     instructor.wait_for_function(
         """() => [...document.querySelectorAll('[data-testid=stMetric]')]
-                 .some(m => m.innerText.includes('Answers') && m.innerText.includes('1'))""",
+                 .some(m => m.innerText.includes('Answers') && m.innerText.includes('1 of 30'))""",
         timeout=30_000)
-    assert _answers_shown(instructor) == "1"
+    assert _answers_shown(instructor) == "1 of 30"
     for page in (instructor, student):
         assert page.locator("[data-testid=stException]").count() == 0
