@@ -22,6 +22,13 @@ random id. The hash ties the votes of one device within one session (so that the
 refuse a second vote per question and round: a unique constraint), yet cannot link a device
 across sessions. No name, address or time of vote is stored.
 
+A hostile student (issue 18) is bounded as in the poll: the instructor states the class size,
+and a question takes at most that many votes per round; votes per client address and question
+are counted under an HMAC keyed per session (classroom.limits), in a table of their own that
+is deleted once the session expires, and capped at store.address_cap(class size). Refusals
+are counted per question, so the projector can show them. Every vote is checked and stored in
+one transaction holding the question's lock, so the caps are exact under any concurrency.
+
 The tables live beside the poll's, in the same database and through the same engine
 (classroom.store.make_engine), with a schema version of their own (live_schema_version) so
 that either can migrate without the other. No Streamlit here: ui.live is the Streamlit side.
@@ -38,7 +45,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from sqlalchemy import (
     JSON,
@@ -50,6 +57,7 @@ from sqlalchemy import (
     ForeignKey,
     Integer,
     MetaData,
+    PrimaryKeyConstraint,
     SmallInteger,
     String,
     Table,
@@ -69,11 +77,12 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from classroom import game, store
+from classroom.limits import UNKNOWN_ADDRESS, address_hash
 
 SCHEMA_VERSION = 1
 # A session takes votes and can be joined for one lecture day after it starts, as a poll does.
-SESSION_LIFETIME = timedelta(hours=12)
-SESSION_LIFETIME_HOURS = 12
+SESSION_LIFETIME = store.POLL_LIFETIME
+SESSION_LIFETIME_HOURS = store.POLL_LIFETIME_HOURS
 
 KIND_QUIZ, KIND_POLL, KIND_GAME = "quiz", "poll", "game"
 KINDS = (KIND_QUIZ, KIND_POLL, KIND_GAME)
@@ -105,6 +114,8 @@ class Vote(enum.Enum):
     UNKNOWN = "unknown"  # no such question (or session)
     NOT_VOTABLE = "not votable"  # a poll question: its answers go to the poll itself
     INVALID_CHOICE = "invalid choice"  # no such option
+    CLASS_FULL = "class full"  # as many votes in this round as the session's class size
+    ADDRESS_FULL = "address full"  # as many votes from this address as the address cap
 
 
 metadata = MetaData()
@@ -126,6 +137,9 @@ sessions = Table(
     # The question the phones show now (NULL: "waiting for the next question"). Not a foreign
     # key, so that the two tables do not reference each other; set only to this session's own.
     Column("current_question_id", Integer, nullable=True),
+    # The most votes a question takes per round (the instructor states it; raisable live).
+    Column("class_size", Integer, nullable=False),
+    Column("address_key", String(32), nullable=False),  # keys the HMAC of client addresses
 )
 
 questions = Table(
@@ -145,6 +159,7 @@ questions = Table(
     Column("revealed", Boolean, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("closed_at", DateTime(timezone=True), nullable=True),
+    Column("refused", Integer, nullable=False),  # votes refused: class size or address cap
     CheckConstraint("round IN (1, 2)", name="live_round_is_1_or_2"),
     CheckConstraint("kind IN ('quiz', 'poll', 'game')", name="live_known_kind"),
 )
@@ -163,6 +178,19 @@ votes = Table(
     UniqueConstraint("question_id", "round", "device_sha256", name="one_vote_per_device_and_round"),
 )
 
+# Votes per question, round and client address, under an HMAC of the address keyed by the
+# session's own key (never the address itself), apart from the votes so that no vote points
+# to an address. Deleted once the session has expired.
+address_counts = Table(
+    "live_address_counts", metadata,
+    Column("question_id", Integer, ForeignKey("live_questions.id", ondelete="CASCADE"),
+           nullable=False),
+    Column("round", SmallInteger, nullable=False),
+    Column("address_sha256", String(64), nullable=False),
+    Column("votes", Integer, nullable=False),
+    PrimaryKeyConstraint("question_id", "round", "address_sha256", name="live_one_count_per_address"),
+)
+
 # MIGRATIONS[v] turns a version v − 1 live schema into version v (none yet), as in classroom.store.
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {}
 
@@ -179,7 +207,7 @@ def ensure_schema(engine: Engine) -> None:
     store.ensure_schema(engine)
     for attempt in range(3):
         try:
-            with engine.begin() as conn:
+            with store._writing(engine) as conn:
                 if conn.dialect.name == "postgresql":
                     conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
                 metadata.create_all(conn)  # only creates what is missing
@@ -212,6 +240,7 @@ class Session:
     version: int
     current_question_id: int | None
     ended: bool
+    class_size: int
     expires_at: datetime  # SESSION_LIFETIME after it started: no more joins, votes or questions
 
     @property
@@ -238,6 +267,7 @@ class Question:
     show_votes: bool = False
     revealed: bool = False
     closed: bool = False
+    refused: int = 0
 
     @property
     def epsilon(self) -> float | None:
@@ -277,7 +307,7 @@ def _utc(moment: datetime) -> datetime:
 def _session(row) -> Session:
     return Session(id=row.id, code=row.code, version=int(row.version),
                    current_question_id=row.current_question_id, ended=row.ended_at is not None,
-                   expires_at=_utc(row.created_at) + SESSION_LIFETIME)
+                   class_size=int(row.class_size), expires_at=_utc(row.created_at) + SESSION_LIFETIME)
 
 
 def _question(row) -> Question:
@@ -285,7 +315,8 @@ def _question(row) -> Question:
                     prompt=row.prompt, options=tuple(row.options or ()), answer=row.answer,
                     explanation=row.explanation, params=dict(row.params or {}),
                     round=int(row.round), show_votes=bool(row.show_votes),
-                    revealed=bool(row.revealed), closed=row.closed_at is not None)
+                    revealed=bool(row.revealed), closed=row.closed_at is not None,
+                    refused=int(row.refused))
 
 
 def plausible_device_id(raw: str | None) -> bool:
@@ -314,22 +345,55 @@ def _free_code(conn: Connection) -> str | None:
     return None if taken else code
 
 
-def create_session(engine: Engine) -> tuple[Session, str]:
-    """A new session and its admin token (returned once; only its hash is stored)."""
-    token = secrets.token_urlsafe(32)
+def check_class_size(class_size) -> int:
+    try:
+        return store.check_class_size(class_size)
+    except store.PollInputError:
+        raise LiveInputError(f"The class size is the most votes a question takes per round: a "
+                             f"whole number from {store.CLASS_SIZE_MIN} to {store.CLASS_SIZE_MAX}."
+                             ) from None
+
+
+def create_session(engine: Engine, *, class_size: int) -> tuple[Session, str]:
+    """A new session and its admin token (returned once; only its hash is stored).
+
+    Also deletes the address counts of expired sessions: they are needed only while a
+    session takes votes.
+    """
+    class_size = check_class_size(class_size)
+    token = secrets.token_urlsafe(store.ADMIN_TOKEN_BYTES)
     for _ in range(10):
         try:
-            with engine.begin() as conn:
+            with store._writing(engine) as conn:
                 code = _free_code(conn)
                 if code is None:
                     continue  # about one chance in a billion per existing code
                 conn.execute(insert(sessions).values(
                     code=code, admin_token_sha256=_sha256(token), created_at=_now(), version=1,
-                    current_question_id=None))
+                    current_question_id=None, class_size=class_size,
+                    address_key=secrets.token_hex(16)))
         except IntegrityError:  # another process took the same code at the same instant
             continue
+        forget_expired_addresses(engine)
         return find_session(engine, code), token
     raise RuntimeError("could not find a free join code")
+
+
+def forget_expired_addresses(engine: Engine, now: datetime | None = None) -> int:
+    """Delete the per-address counts of every expired session; returns how many rows went."""
+    cutoff = (now or _now()) - SESSION_LIFETIME
+    expired = (select(questions.c.id).join(sessions, sessions.c.id == questions.c.session_id)
+               .where(sessions.c.created_at <= cutoff))
+    with store._writing(engine) as conn:
+        return conn.execute(address_counts.delete()
+                            .where(address_counts.c.question_id.in_(expired))).rowcount or 0
+
+
+def set_class_size(engine: Engine, session_id: int, class_size: int) -> None:
+    """Change how many votes a question takes per round (votes already in stay)."""
+    class_size = check_class_size(class_size)
+    with store._writing(engine) as conn:
+        _bump(conn, session_id, class_size=class_size)
 
 
 def find_session(engine: Engine, code: str | None) -> Session | None:
@@ -366,7 +430,7 @@ def _bump(conn: Connection, session_id: int, **values) -> bool:
 
 def end_session(engine: Engine, session_id: int) -> None:
     """No more votes and no more questions; the phones say the session has ended."""
-    with engine.begin() as conn:
+    with store._writing(engine) as conn:
         if _bump(conn, session_id, ended_at=_now(), current_question_id=None):
             _close_open_questions(conn, session_id)
 
@@ -392,7 +456,7 @@ def _check_text(name: str, value, limit: int, *, allow_empty: bool = False) -> s
 def _push(engine: Engine, session_id: int, **values) -> Question:
     """Store a new question and make it the session's current one (closing the previous)."""
     now = _now()
-    with engine.begin() as conn:
+    with store._writing(engine) as conn:
         if not _bump(conn, session_id):  # first, so that it takes the lock before any read
             raise LiveInputError("There is no such live session.")
         row = conn.execute(select(sessions.c.ended_at, sessions.c.created_at)
@@ -403,7 +467,7 @@ def _push(engine: Engine, session_id: int, **values) -> Question:
         values = {"options": [], "answer": None, "explanation": "", "params": {}, **values}
         question_id = conn.execute(insert(questions).values(
             session_id=session_id, round=1, show_votes=False, revealed=False, created_at=now,
-            **values)).inserted_primary_key[0]
+            refused=0, **values)).inserted_primary_key[0]
         conn.execute(update(sessions).where(sessions.c.id == session_id)
                      .values(current_question_id=question_id))
     return Question(id=question_id, session_id=session_id, kind=values["kind"], ref=values["ref"],
@@ -454,7 +518,7 @@ def _change(engine: Engine, session_id: int, question_id: int,
     """Run one instructor action on a question of this session; False (and nothing changed)
     when the question is not this session's."""
     try:
-        with engine.begin() as conn:
+        with store._writing(engine) as conn:
             if not _bump(conn, session_id):
                 return False
             row = conn.execute(select(questions).where(
@@ -513,7 +577,7 @@ def set_closed(engine: Engine, session_id: int, question_id: int, closed: bool) 
 
 def clear(engine: Engine, session_id: int) -> None:
     """"Next": no current question (the phones wait for the next one); the last one closes."""
-    with engine.begin() as conn:
+    with store._writing(engine) as conn:
         if _bump(conn, session_id, current_question_id=None):
             _close_open_questions(conn, session_id)
 
@@ -613,75 +677,83 @@ def _insert_for(engine: Engine):
 
 
 def vote(engine: Engine, session_id: int, question_id: int, round_: int, device_id: str,
-         choice: int) -> Vote:
+         choice: int, *, address: str = UNKNOWN_ADDRESS) -> Vote:
     """Store one vote, at most once per (question, round, device), only while the question is
-    this session's current one, open, in this round, and the session is open.
+    this session's current one, open, in this round, and the session is open; and only within
+    the class size (votes per round) and the per-address cap (classroom.limits.client_address
+    names the address).
 
-    One INSERT … SELECT checks all of that and inserts in one statement, and the unique
-    constraint makes a second vote from the same device a no-op that the database enforces
-    across threads, processes and replicas. Commits before returning. In the game the device's
-    dataset (D or D′) is dealt here from the question's secret salt, never taken from the phone.
+    The checks and the insert run in one transaction holding the question's lock (a row lock on
+    PostgreSQL, the write lock on SQLite), so the caps are exact under any number of concurrent
+    votes, replicas included; the unique constraint on (question, round, device) is a second
+    guard. Commits before returning. In the game, the device's dataset (D or D′) is dealt here
+    from the question's secret salt, never taken from the phone.
     """
     device = device_hash(session_id, device_id)
-    with engine.connect() as conn:
-        row = conn.execute(select(questions.c.session_id, questions.c.kind, questions.c.options,
-                                  questions.c.params).where(questions.c.id == question_id)).first()
-    if row is None:
-        return Vote.UNKNOWN
-    if row.session_id != session_id:
-        return Vote.WRONG_SESSION
-    if row.kind == KIND_POLL:
-        return Vote.NOT_VOTABLE
-    if isinstance(choice, bool) or not isinstance(choice, int) \
-            or not 0 <= choice < len(row.options or ()):
-        return Vote.INVALID_CHOICE
-    if round_ not in ROUNDS:
-        return Vote.WRONG_ROUND
-    dealt = None
-    if row.kind == KIND_GAME:
-        dealt = int(game.deal(row.params["salt"], device, row.params["epsilon"]).in_data)
-    cutoff = _now() - SESSION_LIFETIME
-    live = exists().where(
-        questions.c.id == question_id, questions.c.round == round_,
-        questions.c.closed_at.is_(None), questions.c.revealed.is_(False),
-        sessions.c.id == questions.c.session_id, sessions.c.id == session_id,
-        sessions.c.current_question_id == question_id, sessions.c.ended_at.is_(None),
-        sessions.c.created_at > cutoff)
-    source = select(literal(question_id), literal(round_), literal(device), literal(choice),
-                    literal(dealt, SmallInteger)).where(live)
-    statement = (_insert_for(engine)(votes)
-                 .from_select(["question_id", "round", "device_sha256", "choice", "dealt"], source)
-                 .on_conflict_do_nothing(index_elements=["question_id", "round", "device_sha256"])
-                 .returning(votes.c.id))
-    with engine.begin() as conn:
-        if conn.execute(statement).first() is not None:
-            return Vote.RECORDED
-    return _why_not(engine, session_id, question_id, round_, device)
-
-
-def _why_not(engine: Engine, session_id: int, question_id: int, round_: int, device: str) -> Vote:
-    with engine.connect() as conn:
-        if conn.execute(select(votes.c.id).where(votes.c.question_id == question_id,
-                                                 votes.c.round == round_,
-                                                 votes.c.device_sha256 == device)).first():
+    now = _now()
+    with store._writing(engine) as conn:
+        # One statement reads the question (locking its row) with its session; a second one
+        # everything the caps need. Four statements in all for a recorded vote: the lock is
+        # held for as short a time as the checks allow.
+        q = conn.execute(
+            select(questions, sessions.c.ended_at, sessions.c.created_at.label("started"),
+                   sessions.c.current_question_id, sessions.c.class_size, sessions.c.address_key)
+            .join(sessions, sessions.c.id == questions.c.session_id)
+            .where(questions.c.id == question_id).with_for_update(of=questions)).first()
+        if q is None:
+            return Vote.UNKNOWN
+        if q.session_id != session_id:
+            return Vote.WRONG_SESSION
+        if q.kind == KIND_POLL:
+            return Vote.NOT_VOTABLE
+        if isinstance(choice, bool) or not isinstance(choice, int) \
+                or not 0 <= choice < len(q.options or ()):
+            return Vote.INVALID_CHOICE
+        if q.ended_at is not None or _expired(q.started, now):
+            return Vote.ENDED
+        if q.current_question_id != question_id:
+            return Vote.NOT_CURRENT
+        if round_ != q.round:
+            return Vote.WRONG_ROUND
+        if q.closed_at is not None or q.revealed:
+            return Vote.CLOSED
+        where = address_hash(q.address_key, address)
+        this_round = and_(votes.c.question_id == question_id, votes.c.round == round_)
+        seen = conn.execute(select(
+            exists().where(this_round, votes.c.device_sha256 == device).label("duplicate"),
+            select(func.count()).select_from(votes).where(this_round)
+            .scalar_subquery().label("given"),
+            select(address_counts.c.votes).where(
+                address_counts.c.question_id == question_id, address_counts.c.round == round_,
+                address_counts.c.address_sha256 == where).scalar_subquery().label("from_here"),
+        )).first()
+        if seen.duplicate:
             return Vote.DUPLICATE
-        row = conn.execute(
-            select(sessions.c.ended_at, sessions.c.created_at, sessions.c.current_question_id,
-                   questions.c.round, questions.c.closed_at, questions.c.revealed)
-            .select_from(sessions.join(questions, and_(questions.c.session_id == sessions.c.id,
-                                                       questions.c.id == question_id)))
-            .where(sessions.c.id == session_id)).first()
-    if row is None:
-        return Vote.UNKNOWN
-    if row.ended_at is not None or _expired(row.created_at, _now()):
-        return Vote.ENDED
-    if row.current_question_id != question_id:
-        return Vote.NOT_CURRENT
-    if row.round != round_:
-        return Vote.WRONG_ROUND
-    if row.closed_at is not None or row.revealed:
-        return Vote.CLOSED
-    return Vote.DUPLICATE  # the vote raced its twin (possible only without the first row)
+        given, from_here = seen.given, seen.from_here
+        refusal = (Vote.CLASS_FULL if given >= q.class_size
+                   else Vote.ADDRESS_FULL if (from_here or 0) >= store.address_cap(q.class_size)
+                   else None)
+        if refusal is not None:
+            conn.execute(update(questions).where(questions.c.id == question_id)
+                         .values(refused=questions.c.refused + 1))
+            return refusal
+        dealt = None
+        if q.kind == KIND_GAME:
+            dealt = int(game.deal(q.params["salt"], device, q.params["epsilon"]).in_data)
+        inserted = conn.execute(
+            _insert_for(engine)(votes)
+            .values(question_id=question_id, round=round_, device_sha256=device, choice=choice,
+                    dealt=dealt)
+            .on_conflict_do_nothing(index_elements=["question_id", "round", "device_sha256"])
+            .returning(votes.c.id)).first()
+        if inserted is None:  # cannot happen under the lock; the constraint still says no
+            return Vote.DUPLICATE
+        upsert = _insert_for(engine)(address_counts).values(
+            question_id=question_id, round=round_, address_sha256=where, votes=1)
+        conn.execute(upsert.on_conflict_do_update(
+            index_elements=["question_id", "round", "address_sha256"],
+            set_={"votes": address_counts.c.votes + 1}))
+    return Vote.RECORDED
 
 
 def device_votes(engine: Engine, session_id: int, question_id: int, device_id: str) -> dict[int, int]:

@@ -31,7 +31,7 @@ def engine(request, tmp_path):
 
 @pytest.fixture
 def session(engine):
-    return live.create_session(engine)
+    return live.create_session(engine, class_size=30)
 
 
 def device() -> str:
@@ -107,7 +107,7 @@ def test_codes_never_repeat_a_polls_code(engine, monkeypatch):
     other = "".join(reversed(poll.code)) if poll.code != poll.code[::-1] else "Z" * store.CODE_LENGTH
     letters = iter(poll.code + other)
     monkeypatch.setattr(live.secrets, "choice", lambda alphabet: next(letters))
-    opened, _ = live.create_session(engine)
+    opened, _ = live.create_session(engine, class_size=30)
     assert opened.code == other != poll.code
 
 
@@ -218,7 +218,7 @@ def test_every_instructor_action_bumps_the_version_and_votes_do_not(engine, sess
 
 def test_another_sessions_question_cannot_be_controlled_or_voted_on(engine, session):
     opened, _ = session
-    other, _ = live.create_session(engine)
+    other, _ = live.create_session(engine, class_size=30)
     question = live.push_quiz(engine, opened.id, **QUIZ)
     before = version(engine, other.id)
     for action in (live.set_show_votes, live.reveal, live.show_again, live.start_round_two):
@@ -299,7 +299,7 @@ def test_a_malformed_device_id_is_refused(engine, session, bad):
 
 def test_only_a_per_session_hash_of_the_device_is_stored(engine, session):
     opened, _ = session
-    other, _ = live.create_session(engine)
+    other, _ = live.create_session(engine, class_size=30)
     phone = device()
     first = live.push_quiz(engine, opened.id, **QUIZ)
     second = live.push_quiz(engine, other.id, **QUIZ)
@@ -317,7 +317,7 @@ def test_a_restart_loses_nothing(tmp_path):
     url = f"sqlite:///{tmp_path / 'restart.sqlite3'}"
     engine = store.make_engine(url)
     live.ensure_schema(engine)
-    opened, token = live.create_session(engine)
+    opened, token = live.create_session(engine, class_size=30)
     question = live.push_quiz(engine, opened.id, **QUIZ)
     phone = device()
     live.vote(engine, opened.id, question.id, 1, phone, 1)
@@ -375,14 +375,63 @@ def test_the_game_deals_each_device_the_same_count_every_time(engine, session):
 def test_the_game_stores_the_world_the_server_dealt(engine, session):
     opened, _ = session
     question = live.push_game(engine, opened.id, 2.0)
-    phones = [device() for _ in range(40)]
+    phones = [device() for _ in range(30)]
     for i, phone in enumerate(phones):
         assert live.vote(engine, opened.id, question.id, 1, phone, i % 2) is Vote.RECORDED
     dealt = {row.device_sha256: row.dealt for row in rows(engine, live.votes)}
     for phone in phones:
         assert dealt[live.device_hash(opened.id, phone)] == int(live.deal_for(question, phone).in_data)
     result = live.game_result(engine, question.id)
-    assert result.n == 40
+    assert result.n == 30
     assert result.dealt_in == sum(live.deal_for(question, phone).in_data for phone in phones)
     guessed_in = sum(1 for i, phone in enumerate(phones) if i % 2 == game.GUESS_IN)
     assert result.in_said_in + result.out_said_in == guessed_in
+
+
+# ── A hostile student (issue 18): class size and per-address cap ────────────────────────────
+
+def test_a_round_takes_at_most_the_class_size_and_refusals_are_counted(engine):
+    opened, _ = live.create_session(engine, class_size=3)
+    question = live.push_quiz(engine, opened.id, **QUIZ)
+    results = [live.vote(engine, opened.id, question.id, 1, device(), 0) for _ in range(5)]
+    assert results == [Vote.RECORDED] * 3 + [Vote.CLASS_FULL] * 2
+    assert live.question(engine, opened.id, question.id).refused == 2
+    live.start_round_two(engine, opened.id, question.id)  # a new round has room again
+    assert live.vote(engine, opened.id, question.id, 2, device(), 1) is Vote.RECORDED
+    live.set_class_size(engine, opened.id, 5)  # raised live: room for two more
+    assert live.vote(engine, opened.id, question.id, 2, device(), 1) is Vote.RECORDED
+    assert live.find_session(engine, opened.code).class_size == 5
+
+
+@pytest.mark.parametrize("size", [0, 1, 1001, 2.5, True, "30", None])
+def test_the_class_size_must_be_a_whole_number_in_range(engine, size):
+    with pytest.raises(live.LiveInputError, match="class size"):
+        live.create_session(engine, class_size=size)
+
+
+def test_votes_per_address_are_capped_and_kept_only_as_a_keyed_hash(engine, monkeypatch):
+    opened, _ = live.create_session(engine, class_size=10)
+    monkeypatch.setattr(store, "address_cap", lambda class_size: 2)
+    question = live.push_quiz(engine, opened.id, **QUIZ)
+    here, there = "203.0.113.7", "198.51.100.4"
+    results = [live.vote(engine, opened.id, question.id, 1, device(), 0, address=here)
+               for _ in range(3)]
+    assert results == [Vote.RECORDED, Vote.RECORDED, Vote.ADDRESS_FULL]
+    assert live.vote(engine, opened.id, question.id, 1, device(), 0, address=there) is Vote.RECORDED
+    counts = rows(engine, live.address_counts)
+    assert sorted(row.votes for row in counts) == [1, 2]
+    assert all(here not in str(tuple(row)) and there not in str(tuple(row)) for row in counts)
+    assert live.question(engine, opened.id, question.id).refused == 1
+
+
+def test_address_counts_of_expired_sessions_are_deleted(engine):
+    opened, _ = live.create_session(engine, class_size=10)
+    question = live.push_quiz(engine, opened.id, **QUIZ)
+    live.vote(engine, opened.id, question.id, 1, device(), 0, address="203.0.113.7")
+    assert live.forget_expired_addresses(engine) == 0
+    with engine.begin() as conn:
+        conn.execute(update(live.sessions).where(live.sessions.c.id == opened.id).values(
+            created_at=live._now() - live.SESSION_LIFETIME - timedelta(minutes=1)))
+    live.create_session(engine, class_size=10)  # a new session sweeps expired counts away
+    assert rows(engine, live.address_counts) == []
+    assert live.tally(engine, question.id, 3) == {1: [1, 0, 0]}  # the votes themselves stay
