@@ -240,11 +240,14 @@ def upload_attack(port: int, pid: int, uploads: int, megabytes: float, chunked: 
         message = BackMsg()
         message.rerun_script.page_name = ""
         await ws.send(message.SerializeToString())
-        while True:
+        session_id = None
+        while True:  # until the page has run, so that the memory baseline includes it
             forward = ForwardMsg()
             forward.ParseFromString(await asyncio.wait_for(ws.recv(), 60))
             if forward.WhichOneof("type") == "new_session":
-                return ws, forward.new_session.initialize.session_id
+                session_id = forward.new_session.initialize.session_id
+            elif forward.WhichOneof("type") == "script_finished" and session_id:
+                return ws, session_id
 
     loop = asyncio.new_event_loop()
     ws, sid = loop.run_until_complete(open_session())
@@ -268,8 +271,8 @@ def upload_attack(port: int, pid: int, uploads: int, megabytes: float, chunked: 
                 status = str(response.status)
         except urllib.error.HTTPError as error:
             status = str(error.code)
-        except OSError as error:
-            status = type(error).__name__
+        except OSError:  # the server answered 413 and closed while the body was still going
+            status = "closed while sending"
         statuses[status] = statuses.get(status, 0) + 1
     seconds = time.monotonic() - start
     time.sleep(1)
