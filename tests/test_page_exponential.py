@@ -342,7 +342,7 @@ def test_median_notice_reads_growth_from_the_chart_and_says_when_the_range_misse
     # A range above the data's median: no method can find it.
     text = _markdown(_open("Private median", exp_med_lo="0.9"))
     assert "This range leaves out the data's median (0.301)" in text
-    assert "never learns the median" not in text
+    assert "so Laplace never learns the median" not in text
 
 
 def test_median_theory_shows_what_moving_each_bound_would_do():
