@@ -504,16 +504,21 @@ def submit_answer(engine: Engine, poll_id: int, session_token: str, answer: int,
             return Submission.CLOSED
         if _is_expired(poll.created_at, now):
             return Submission.EXPIRED
-        if conn.execute(select(responses.c.id).where(
-                responses.c.poll_id == poll_id, responses.c.respondent_sha256 == respondent)).first():
-            return Submission.DUPLICATE
-        given = conn.execute(select(func.count()).select_from(responses)
-                             .where(responses.c.poll_id == poll_id)).scalar()
+        # A statement of its own, after the lock is held: on PostgreSQL each statement reads
+        # the data committed when it starts, so these counts include every answer before ours.
         where = address_hash(poll.address_key or str(poll_id), address)
-        from_here = conn.execute(select(address_counts.c.answers).where(
-            address_counts.c.poll_id == poll_id, address_counts.c.address_sha256 == where)).scalar()
-        refusal = (Submission.CLASS_FULL if given >= poll.class_size
-                   else Submission.ADDRESS_FULL if (from_here or 0) >= address_cap(poll.class_size)
+        seen = conn.execute(select(
+            exists().where(responses.c.poll_id == poll_id,
+                           responses.c.respondent_sha256 == respondent).label("duplicate"),
+            select(func.count()).select_from(responses).where(responses.c.poll_id == poll_id)
+            .scalar_subquery().label("given"),
+            select(address_counts.c.answers).where(address_counts.c.poll_id == poll_id,
+                                                   address_counts.c.address_sha256 == where)
+            .scalar_subquery().label("from_here"))).one()
+        if seen.duplicate:
+            return Submission.DUPLICATE
+        refusal = (Submission.CLASS_FULL if seen.given >= poll.class_size
+                   else Submission.ADDRESS_FULL if (seen.from_here or 0) >= address_cap(poll.class_size)
                    else None)
         if refusal is not None:
             conn.execute(update(polls).where(polls.c.id == poll_id)
