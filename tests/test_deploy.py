@@ -264,7 +264,9 @@ class Client:
         return time.perf_counter() - start
 
     async def click(self, label_part: str) -> None:
-        widget_id = next(wid for label, wid in self.buttons.items() if label_part in label)
+        ids = [wid for label, wid in self.buttons.items() if label_part in label]
+        assert ids, f"no button labelled …{label_part}… among {list(self.buttons)}"
+        widget_id = ids[0]
         message = self._message()
         message.rerun_script.widget_states.widgets.append(WidgetState(id=widget_id, trigger_value=True))
         await self.run(message)
@@ -372,13 +374,16 @@ def test_two_replicas_behind_nginx(deployment, database):
         await probe.close()
         assert fastest < NAGLE_FLOOR_MS * 0.75, f"fastest rerun {fastest:.0f} ms: Nagle?"
 
-        # The student answers through their replica ...
+        # The student answers through their replica (once the page shows the buttons: a new
+        # session may have to wait a few seconds) ...
         deadline = time.monotonic() + 30
         while not store.answers(engine, poll.id):
             assert time.monotonic() < deadline, f"answer not stored; page said {student.texts}"
-            await student.click("Yes")
-            if not store.answers(engine, poll.id):
+            if any("Yes" in label for label in student.buttons):
+                await student.click("Yes")
+            else:
                 await asyncio.sleep(1)
+                await student.rerun()
         assert len(store.answers(engine, poll.id)) == 1
         await student.close()
 
@@ -387,7 +392,8 @@ def test_two_replicas_behind_nginx(deployment, database):
         instructor = Client(port, placed[other][0])
         await instructor.open("poll-instructor", f"code={poll.code}&admin={admin_token}")
         assert instructor.replica == other
-        assert instructor.metrics.get("Answers") == "1", instructor.metrics
+        # "1", or "1 of 300" where the page states the class size
+        assert instructor.metrics.get("Answers", "").split()[:1] == ["1"], instructor.metrics
         await instructor.close()
 
     asyncio.run(scenario())
