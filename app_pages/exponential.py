@@ -155,12 +155,12 @@ def selection_demo() -> None:
         limits = "All scores are equal, so every bar sits on that line at every ε."
     elif tied > 1:
         top_phrase = f"**{names[0]}**, one of the {tied} candidates tied at the top score {fmt(scores[0])},"
-        limits = ("Slide ε toward 0 and every bar moves to that uniform line: the high bars sink and "
+        limits = ("As ε shrinks toward 0, every bar moves to that uniform line: the high bars sink and "
                   f"the low ones rise. As ε grows, the {tied} tied candidates share almost "
                   f"everything: at ε = {max(EPSILONS):g} each of them gets {chance(at_max)}.")
     else:
         top_phrase = f"the top candidate **{names[0]}** (score {fmt(scores[0])})"
-        limits = ("Slide ε toward 0 and every bar moves to that uniform line: the high bars sink and "
+        limits = ("As ε shrinks toward 0, every bar moves to that uniform line: the high bars sink and "
                   "the low ones rise. As ε grows, the top bar grows toward 100%: at "
                   f"ε = {max(EPSILONS):g}, the slider's end, it gets {chance(at_max)}.")
     same = chance(notes[0]) == chance(probabilities[0])
