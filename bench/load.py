@@ -212,6 +212,7 @@ class Session:
     last_sent: BackMsg | None = None
     cookie: str = ""  # sent with the websocket handshake, e.g. nginx's route cookie (--nginx)
     replica: str = ""  # the X-DPLab-Replica header of the handshake's answer, behind nginx
+    elements: int = 0  # deltas (elements, blocks, references to cached ones) in the last run
 
     @property
     def url(self) -> str:
@@ -241,6 +242,13 @@ class Session:
         sliders = [(w.path, wid) for wid, w in self.widgets.items()
                    if w.kind == "slider" and w.path[0] == MAIN]
         return min(sliders)[1] if sliders else None
+
+    def position(self):
+        """The main slider's current value (hashable)."""
+        state = self.values[self.slider_id]
+        if state.HasField("string_array_value"):
+            return tuple(state.string_array_value.data)
+        return tuple(state.double_array_value.data)
 
     async def move(self) -> float:
         """One step of the main slider (to the end of its range, then back); returns seconds."""
@@ -283,6 +291,7 @@ class Session:
         start = time.perf_counter()
         await self.ws.send(message.SerializeToString())
         started = False
+        self.elements = 0
         async with asyncio.timeout(RUN_TIMEOUT):
             while True:
                 forward = ForwardMsg()
@@ -290,6 +299,9 @@ class Session:
                 if forward.WhichOneof("type") == "ref_hash":
                     self.last_used[forward.ref_hash] = self.runs
                     forward = resolve_reference(forward, self.cache)
+                    self.elements += 1
+                elif forward.WhichOneof("type") == "delta":
+                    self.elements += 1
                 kind = forward.WhichOneof("type")
                 if kind == "new_session":
                     started = True
@@ -395,16 +407,21 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
 
-async def pages_with_sliders(port: int) -> list[str]:
-    """Every lesson page whose main area has a slider; visiting them also warms the server."""
+async def pages_with_sliders(port: int, visited: dict[str, set] | None = None) -> list[str]:
+    """Every lesson page whose main area has a slider; visiting them also warms the server.
+    `visited` collects, per page, the main slider's values shown."""
     slugs = []
     for slug in SLIDER_PAGES:
         session = Session(port, slug)
         await session.open()
         if session.slider_id:
             slugs.append(slug)
+            seen = {session.position()}
             for _ in range(3):  # the first moves import and fill caches
                 await session.move()
+                seen.add(session.position())
+            if visited is not None:
+                visited[slug] = seen
         await session.close()
     return slugs
 
@@ -539,35 +556,62 @@ def print_load(rows: list[dict]) -> None:
 
 
 async def single_run(moves: int) -> list[dict]:
-    """Per page, with nothing else on the server: move latency and server CPU per move."""
+    """Per page, with nothing else on the server: move latency, server CPU and elements sent
+    per move, split into first visits (a slider value this server process has not shown
+    before) and warm moves (back over the same values, so every cache holds them)."""
     rows = []
     with streamlit_server() as (pid, port):
-        slugs = await pages_with_sliders(port)
+        visited: dict[str, set] = {}
+        slugs = await pages_with_sliders(port, visited)
         for slug in slugs:
             session = Session(port, slug)
             await session.open()
-            latencies = []
-            cpu_before = cpu_seconds(pid)
-            for _ in range(moves):
-                latencies.append(await session.move())
-            cpu = (cpu_seconds(pid) - cpu_before) / moves
+            seen = visited[slug]
+            passes: dict[bool, list[tuple[float, float, int]]] = {True: [], False: []}
+            for walk in range(2):
+                if walk:
+                    session.direction *= -1  # retrace the walk: every value is cached now
+                for _ in range(moves):
+                    cpu_before = cpu_seconds(pid)
+                    latency = await session.move()
+                    cpu = cpu_seconds(pid) - cpu_before
+                    new = session.position() not in seen
+                    seen.add(session.position())
+                    passes[new].append((latency, cpu, session.elements))
             await session.close()
-            rows.append({"page": slug, "p50": statistics.median(latencies),
-                         "p95": percentile(latencies, 0.95), "cpu": cpu,
-                         "fragment": session.widgets[session.slider_id].fragment_id != ""})
+            warm, first = passes[False], passes[True]
+            rows.append({
+                "page": slug, "p50": statistics.median(t for t, _, _ in warm),
+                "p95": percentile([t for t, _, _ in warm], 0.95),
+                "cpu": statistics.fmean(c for _, c, _ in warm),
+                "first_cpu": statistics.fmean(c for _, c, _ in first) if first else math.nan,
+                "first_p50": statistics.median(t for t, _, _ in first) if first else math.nan,
+                "first_moves": len(first),
+                "elements": statistics.fmean(e for _, _, e in warm),
+                "fragment": session.widgets[session.slider_id].fragment_id != ""})
     return rows
 
 
 def print_single(rows: list[dict], moves: int) -> None:
-    print(f"One session at a time, {moves} moves of each page's main slider (server side)")
-    print(f"{'page':<22}{'p50 ms':>8}{'p95 ms':>8}{'CPU ms/move':>13}  reruns")
+    print(f"One session at a time, {moves} moves of each page's main slider and {moves} back "
+          "over the same values (server side)")
+    print(f"{'page':<22}{'warm: p50 ms':>13}{'p95 ms':>8}{'CPU ms':>8}{'elements':>10}"
+          f"{'first visits: n':>17}{'p50 ms':>8}{'CPU ms':>8}  reruns")
     for row in rows:
-        print(f"{row['page']:<22}{1000 * row['p50']:>8.0f}{1000 * row['p95']:>8.0f}"
-              f"{1000 * row['cpu']:>13.0f}  {'its fragment' if row['fragment'] else 'the whole page'}")
+        print(f"{row['page']:<22}{1000 * row['p50']:>13.0f}{1000 * row['p95']:>8.0f}"
+              f"{1000 * row['cpu']:>8.1f}{row['elements']:>10.0f}{row['first_moves']:>17}"
+              f"{1000 * row['first_p50']:>8.0f}{1000 * row['first_cpu']:>8.1f}  "
+              f"{'its fragment' if row['fragment'] else 'the whole page'}")
     mean_cpu = statistics.fmean(row["cpu"] for row in rows)
-    print(f"Mean CPU per move over the mix: {1000 * mean_cpu:.0f} ms, so one process (one core "
-          f"under the GIL) serves at most ~{1 / mean_cpu:.0f} moves/s, i.e. "
-          f"~{2 / mean_cpu:.0f} sessions moving every 2 s, before queueing.")
+    firsts = [row["first_cpu"] for row in rows if row["first_moves"]]
+    print(f"Warm CPU per move, mean over the mix: {1000 * mean_cpu:.1f} ms (worst page "
+          f"{1000 * max(row['cpu'] for row in rows):.1f} ms), so one process (one core under "
+          f"the GIL) serves at most ~{1 / mean_cpu:.0f} warm moves/s, i.e. ~{2 / mean_cpu:.0f} "
+          f"sessions moving every 2 s, before queueing.")
+    if firsts:
+        print(f"First visits: mean {1000 * statistics.fmean(firsts):.1f} ms, worst page "
+              f"{1000 * max(firsts):.1f} ms of CPU per move. CPU is read from /proc in "
+              "10 ms ticks: single moves are coarse, means over many moves are not.")
 
 
 # ── Churn ─────────────────────────────────────────────────────────────────────────────────────

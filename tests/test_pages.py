@@ -8,6 +8,7 @@ import pytest
 from tests.conftest import app_test, assert_clean, chart_specs
 from ui.course import LESSONS, ROOT, Lesson
 
+from ui.plain_figure import spec_mismatches
 BAD_VALUES = ["abc", "nan", "-1e999", "", "1e400", "0x1F"]
 
 
@@ -34,7 +35,10 @@ def test_page_runs_at_defaults(lesson: Lesson):
     # Charts are built without plotly's validation (it costs milliseconds per rerun), so
     # validate every figure the page actually sends: a misspelt property fails here.
     for spec in chart_specs(at):
-        go.Figure(spec)
+        # and what the browser gets is what plotly validated: no property that plotly would
+        # rewrite on the way (a magic underscore such as line_width, a title as a bare string)
+        problems = spec_mismatches(spec, go.Figure(spec).to_dict())
+        assert not problems, problems
         assert spec["data"], "no empty plots"
         assert isinstance(spec["layout"].get("template"), dict), "the theme reaches the browser"
         _assert_labelled(spec)

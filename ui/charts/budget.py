@@ -45,23 +45,23 @@ def attack_figure(means, half_widths, truth: float, epsilon: float, m_star: int,
     upper, lower = means[idx] + half_widths[idx], means[idx] - half_widths[idx]
     low, high = truth - corridor, truth + corridor
     traces = [
-        go.Scatter(x=np.concatenate([m, m[::-1]]), y=np.concatenate([upper, lower[::-1]]),
+        dict(type="scatter", x=np.concatenate([m, m[::-1]]), y=np.concatenate([upper, lower[::-1]]),
                    mode="lines", line={"width": 0, "color": PALETTE["sky"]}, fill="toself",
                    fillcolor="rgba(86, 180, 233, 0.3)", name="95% band of the mean",
                    hoverinfo="skip"),
-        go.Scatter(x=m, y=means[idx], mode="lines", name="running mean",
+        dict(type="scatter", x=m, y=means[idx], mode="lines", name="running mean",
                    line=series_style(0)["line"],
                    hovertemplate="m = %{x}<br>mean = %{y:.2f}<extra></extra>"),
-        go.Scatter(x=[1, size, None, 1, size], y=[low, low, None, high, high], mode="lines",
+        dict(type="scatter", x=[1, size, None, 1, size], y=[low, low, None, high, high], mode="lines",
                    line={"color": INK, "dash": "dash", "width": 1.5},
                    name=f"true count {truth:g} ± {corridor:g}", hoverinfo="skip"),
-        go.Scatter(x=[m_star], y=[low], mode="markers",
+        dict(type="scatter", x=[m_star], y=[low], mode="markers",
                    marker={"symbol": "triangle-up", "size": 12, "color": PALETTE["vermillion"]},
                    name=f"formula: band narrower than corridor at m = {m_star:,}",
                    hovertemplate="m* = %{x}<extra></extra>"),
     ]
     if disclosed_at:
-        traces.append(go.Scatter(x=[disclosed_at], y=[means[disclosed_at - 1]], mode="markers",
+        traces.append(dict(type="scatter", x=[disclosed_at], y=[means[disclosed_at - 1]], mode="markers",
                                  marker={"symbol": "star", "size": 16, "color": PALETTE["orange"],
                                          "line": {"color": INK, "width": 1}},
                                  name=f"this run: band inside corridor at m = {disclosed_at:,}",
@@ -92,7 +92,7 @@ def split_figure(ks, each_basic, each_advanced, average_basic, total: float,
         (each_advanced, f"each answer, advanced composition (δ′ = {delta_prime:g})"),
         (average_basic, "average of k repeats of one count (basic)"),
     ]
-    fig.add_traces([go.Scatter(x=ks, y=np.asarray(y, float), mode="lines", name=name,
+    fig.add_traces([dict(type="scatter", x=ks, y=np.asarray(y, float), mode="lines", name=name,
                                line=series_style(i)["line"],
                                hovertemplate="k = %{x:,.0f}<br>± %{y:.3g}<extra></extra>")
                     for i, (y, name) in enumerate(series)])

@@ -55,7 +55,7 @@ def composition_chart(curves: list[Curve], your_k: int, title: str,
     for curve in curves:
         ys = _positive(curve.values)
         style = series_style(curve.style)
-        traces.append(go.Scatter(
+        traces.append(dict(type="scatter",
             x=curve.ks, y=ys, name=curve.label, mode="lines+markers" if curve.markers else "lines",
             line=style["line"], marker={**style["marker"], "size": 7},
             hovertemplate=f"{curve.label}<br>k = %{{x:,}}<br>total ε = %{{y:.4g}}<extra></extra>"))
@@ -71,7 +71,7 @@ def composition_chart(curves: list[Curve], your_k: int, title: str,
             if curve.style != ADVANCED:
                 reference = max(reference, float(np.nanmax(ys)))
     # every curve's value at your k, as one trace of big markers
-    traces.append(go.Scatter(
+    traces.append(dict(type="scatter",
         x=[your_k] * len(marks["y"]), y=marks["y"], text=marks["text"], mode="markers",
         showlegend=False,
         marker={"size": 13, "color": marks["color"], "symbol": marks["symbol"],
@@ -116,14 +116,14 @@ def group_chart(group_sizes: np.ndarray, lower: np.ndarray, upper: np.ndarray, y
     lower, upper = 100 * np.asarray(lower), 100 * np.asarray(upper)
     i = int(np.nonzero(np.asarray(group_sizes) == your_g)[0][0])
     fig.add_traces([
-        go.Scatter(x=group_sizes, y=lower, mode="lines", line={**style["line"], "width": 1},
+        dict(type="scatter", x=group_sizes, y=lower, mode="lines", line={**style["line"], "width": 1},
                    showlegend=False, hoverinfo="skip"),
-        go.Scatter(x=group_sizes, y=upper, mode="lines+markers", fill="tonexty",
+        dict(type="scatter", x=group_sizes, y=upper, mode="lines+markers", fill="tonexty",
                    fillcolor="rgba(0,114,178,0.15)", line=style["line"], marker=style["marker"],
                    name="possible beliefs after seeing the output (gε)", customdata=lower,
                    hovertemplate="g = %{x}: belief between %{customdata:.1f}% and %{y:.1f}%"
                                  "<extra></extra>"),
-        go.Scatter(x=[your_g, your_g], y=[lower[i], upper[i]], mode="markers", showlegend=False,
+        dict(type="scatter", x=[your_g, your_g], y=[lower[i], upper[i]], mode="markers", showlegend=False,
                    hoverinfo="skip", marker={**series_style(ADVANCED)["marker"], "size": 13}),
     ])
     fig.update_layout(
@@ -147,7 +147,7 @@ def ledger_chart(actions: list[str], spent: list[float], touches_data: list[bool
     colours = [PALETTE["vermillion"] if data else PALETTE["green"] for data in touches_data]
     total = sum(spent)
     fig = figure(f"Budget spent: total ε = {total:.3g}", "ε spent", "step of the analysis")
-    fig.add_trace(go.Bar(
+    fig.add_trace(dict(type="bar",
         y=actions, x=spent, orientation="h", showlegend=False, cliponaxis=False,
         marker={"color": colours, "pattern": {"shape": ["/" if d else "" for d in touches_data]}},
         text=[f"ε = {s:.3g}" if d else "free (post-processing)"

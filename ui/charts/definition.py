@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.theme import GREY, LINE_WIDTH, PALETTE
+from ui.plain_figure import PlainFigure
+from ui.theme import GREY, LINE_WIDTH, PALETTE, TEMPLATE
 
 # The blog's colours and marks: M(D) green with crosses, M(D′) blue with circles.
 COLOUR_D = PALETTE["green"]
@@ -28,8 +29,8 @@ def _figure(title: str, x_title: str, y_title: str, traces: list, *, xaxis: dict
             yaxis: dict | None = None, shapes: list | None = None, annotations: list | None = None,
             **layout) -> go.Figure:
     """A figure in the shared "dplab" template (ui.theme), built in a single call."""
-    return go.Figure(data=traces, layout={
-        "template": "dplab", "title": {"text": title},
+    return PlainFigure(traces, {
+        "template": TEMPLATE, "title": {"text": title},
         "xaxis": {"title": {"text": x_title}, **(xaxis or {})},
         "yaxis": {"title": {"text": y_title}, **(yaxis or {})},
         "shapes": shapes or [], "annotations": annotations or [],
@@ -37,8 +38,8 @@ def _figure(title: str, x_title: str, y_title: str, traces: list, *, xaxis: dict
     })
 
 
-def _line(x, y, name, colour, dash="solid", **kwargs) -> go.Scatter:
-    return go.Scatter(x=x, y=y, name=name, mode="lines",
+def _line(x, y, name, colour, dash="solid", **kwargs) -> dict:
+    return dict(type="scatter", x=x, y=y, name=name, mode="lines",
                       line={"color": colour, "dash": dash, "width": LINE_WIDTH}, **kwargs)
 
 
@@ -58,13 +59,13 @@ def _label(text, colour, *, x=0.01, y, xref="x domain", yref="y", xanchor="left"
             "bgcolor": "rgba(255, 255, 255, 0.8)"}
 
 
-def _band(lo, hi, bottom, top, name) -> go.Scatter:
-    return go.Scatter(x=[lo, hi, hi, lo], y=[bottom, bottom, top, top], fill="toself",
+def _band(lo, hi, bottom, top, name) -> dict:
+    return dict(type="scatter", x=[lo, hi, hi, lo], y=[bottom, bottom, top, top], fill="toself",
                       fillcolor=BAND, line={"width": 0}, mode="lines", name=name, hoverinfo="skip")
 
 
-def _marks(x, y, name, colour, symbol) -> go.Scatter:
-    return go.Scatter(x=x, y=y, mode="markers", name=name,
+def _marks(x, y, name, colour, symbol) -> dict:
+    return dict(type="scatter", x=x, y=y, mode="markers", name=name,
                       marker={"color": colour, "symbol": symbol, "size": 10,
                               "line": {"width": 2, "color": colour}},
                       hovertemplate="%{x:.2f}<extra>" + name + "</extra>")
@@ -141,7 +142,7 @@ def posterior_band(epsilons, lower, upper, prior, epsilon, chosen_lower, chosen_
         traces += [_line(epsilons, simple_upper, "lecture's simpler bound p·e^±ε", GREY, dash="dot"),
                    _line(epsilons, simple_lower, "lecture's simpler bound", GREY, dash="dot",
                          showlegend=False)]
-    traces.append(go.Scatter(
+    traces.append(dict(type="scatter",
         x=[epsilon, epsilon], y=[chosen_lower, chosen_upper], mode="markers+text",
         text=[f"{chosen_lower:.1%}", f"{chosen_upper:.1%}"], textposition="middle left",
         marker={"color": COLOUR_RATIO, "size": 11, "symbol": "diamond"},
@@ -176,7 +177,7 @@ def game_tally(correct: list[bool], ceiling: float, laplace_best: float) -> go.F
     """The student's running accuracy over the rounds, against what is possible."""
     rounds = np.arange(1, len(correct) + 1)
     running = np.cumsum(np.asarray(correct, dtype=float)) / rounds if len(correct) else np.array([])
-    traces = [go.Scatter(x=rounds, y=running, mode="lines+markers", name="you",
+    traces = [dict(type="scatter", x=rounds, y=running, mode="lines+markers", name="you",
                          line={"color": PALETTE["blue"], "width": LINE_WIDTH},
                          marker={"symbol": "circle", "size": 7, "color": PALETTE["blue"]})]
     shapes = [_hline(ceiling, COLOUR_RATIO), _hline(laplace_best, COLOUR_D, dash="dot"),

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.theme import GREY, HEIGHT, PALETTE, series_style
+from ui.plain_figure import PlainFigure
+from ui.theme import GREY, HEIGHT, PALETTE, TEMPLATE, series_style
 
 MAX_LINES = 5  # candidates drawn one by one in the ε sweep (6 if that is all); the rest are summed
 LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0, "xanchor": "left"}
@@ -30,8 +31,8 @@ def _fmt(value: float) -> str:
 def _figure(title: str, x_title: str, y_title: str, data: list, *, shapes=(), annotations=(),
             xaxis=None, yaxis=None, legend_y: float = -0.22, **layout) -> go.Figure:
     """ui.theme.figure's look, with every trace and decoration passed at construction."""
-    return go.Figure(data=data, layout={
-        "template": "dplab", "title": {"text": title},
+    return PlainFigure(data, {
+        "template": TEMPLATE, "title": {"text": title},
         "xaxis": {"title": {"text": x_title}, **(xaxis or {})},
         "yaxis": {"title": {"text": y_title}, **(yaxis or {})},
         "legend": {**LEGEND_BELOW, "y": legend_y},

@@ -10,7 +10,6 @@ captured once from ui.theme.figure (about 3 ms per chart).
 
 from __future__ import annotations
 
-import copy
 import math
 
 import numpy as np
@@ -27,6 +26,7 @@ from dp.tails import (
     gaussian_tail,
     noise_std_in_d_dimensions,
 )
+from ui.plain_figure import PlainFigure
 from ui.theme import GREY, PALETTE, figure, series_style
 
 LAPLACE, GAUSSIAN, CLASSIC = 0, 1, 2  # series_style indices: the same look on every chart
@@ -41,7 +41,7 @@ def _figure(title: str, x_title: str, y_title: str, traces: list[dict], *,
             xaxis: dict | None = None, yaxis: dict | None = None, shapes=(), annotations=(),
             legend_below: bool = True, **layout) -> go.Figure:
     """One figure in the DP Lab theme, built (and validated) in a single call."""
-    spec = copy.deepcopy(_THEME)
+    spec = dict(_THEME)  # shallow: every key changed below is rebuilt, never mutated
     spec["title"] = {**spec.get("title", {}), "text": title}
     spec["xaxis"] = {**spec.get("xaxis", {}), "title": {"text": x_title}, **(xaxis or {})}
     spec["yaxis"] = {**spec.get("yaxis", {}), "title": {"text": y_title}, **(yaxis or {})}
@@ -51,7 +51,7 @@ def _figure(title: str, x_title: str, y_title: str, traces: list[dict], *,
         spec["legend"] = LEGEND_BELOW
         spec["margin"] = {"b": 40}
     spec.update(layout)
-    return go.Figure(data=traces, layout=spec, _validate=False)  # validated in tests/test_pages.py
+    return PlainFigure(traces, spec)  # validated in tests/test_pages.py
 
 
 def _line(x, y, name: str, style: int, **kwargs) -> dict:

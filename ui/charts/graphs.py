@@ -14,7 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.theme import GREY, PALETTE, series_style
+from ui.plain_figure import PlainFigure
+from ui.theme import GREY, PALETTE, TEMPLATE, series_style
 
 LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0, "xanchor": "left"}
 LOG_AXIS = {"type": "log", "exponentformat": "power"}
@@ -31,8 +32,8 @@ MECHANISM, NAIVE, TIGHT = 0, 1, 2  # series_style indices, the same on every cha
 def _figure(title: str, x_title: str, y_title: str, data: list, *, shapes=(), annotations=(),
             xaxis=None, yaxis=None, legend=None, **layout) -> go.Figure:
     """ui.theme.figure's look, with every trace and decoration passed at construction."""
-    return go.Figure(data=data, layout={
-        "template": "dplab", "title": {"text": title},
+    return PlainFigure(data, {
+        "template": TEMPLATE, "title": {"text": title},
         "xaxis": {"title": {"text": x_title}, **(xaxis or {})},
         "yaxis": {"title": {"text": y_title}, **(yaxis or {})},
         "legend": legend or LEGEND_BELOW,

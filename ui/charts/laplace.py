@@ -20,6 +20,7 @@ import plotly.io as pio
 
 from dp.laplace_accuracy import max_error_probability
 from dp.privacy_loss import laplace_density
+from ui.plain_figure import PlainFigure
 from ui.theme import FONT_SIZE, GREY, PALETTE, series_style
 
 GRID = 401
@@ -56,7 +57,7 @@ def _figure(title: str, x_title: str, y_title: str, traces: list[dict], *,
             legend_y: float = -0.22, xaxis: dict | None = None, yaxis: dict | None = None,
             **layout) -> go.Figure:
     """One figure in the shared template, legend under the plot (never on the title)."""
-    return go.Figure(data=traces, _validate=False, layout={
+    return PlainFigure(traces, {
         "template": TEMPLATE,
         "title": {"text": title},
         "xaxis": {"title": {"text": x_title}, **(xaxis or {})},

@@ -19,7 +19,8 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.theme import GREY, LINE_WIDTH, PALETTE, series_style
+from ui.plain_figure import PlainFigure
+from ui.theme import GREY, LINE_WIDTH, PALETTE, TEMPLATE, series_style
 
 COLOUR_D, COLOUR_D_PRIME, COLOUR_MOVED = PALETTE["blue"], PALETTE["orange"], PALETTE["vermillion"]
 REACH = "rgba(0, 158, 115, 0.18)"  # green: what one change can do here (local)
@@ -42,14 +43,14 @@ def _figure(title: str, x_title: str, y_title: str, traces: list, *, xaxis: dict
             yaxis: dict | None = None, shapes=(), annotations=(), legend_below: bool = True,
             **layout) -> go.Figure:
     """A figure in the shared "dplab" template (ui.theme), built in a single call."""
-    spec = {"template": "dplab", "title": {"text": title},
+    spec = {"template": TEMPLATE, "title": {"text": title},
             "xaxis": {"title": {"text": x_title}, **(xaxis or {})},
             "yaxis": {"title": {"text": y_title}, **(yaxis or {})},
             "shapes": list(shapes), "annotations": list(annotations)}
     if legend_below:  # under the plot: never on the title, and it reads on a phone
         spec.update(legend=LEGEND_BELOW, margin={"b": 40})
     spec.update(layout)
-    return go.Figure(data=traces, layout=spec)
+    return PlainFigure(traces, spec)
 
 
 def _line(x, y, name: str, style: int, **kwargs) -> dict:

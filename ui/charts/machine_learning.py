@@ -17,6 +17,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
+from ui.plain_figure import PlainFigure
 from ui.theme import GREY, PALETTE, figure, series_style
 
 MAX_POINTS = 400  # per curve sent to the browser
@@ -43,7 +44,7 @@ def _figure(title: str, x_title: str, y_title: str, traces: list[dict], *,
     spec["legend"] = LEGEND_BELOW
     spec["margin"] = {"b": 40, "r": 30}
     spec.update(layout)
-    return go.Figure(data=traces, layout=spec, _validate=False)
+    return PlainFigure(traces, spec)
 
 
 def _line(x, y, name: str, style: int, **kwargs) -> dict:

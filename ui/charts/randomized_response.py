@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 
 from dp import posterior_bounds
 from dp.local_dp import lecture_theorem_alpha, rr_alpha, rr_posterior
+from ui.plain_figure import PlainFigure
 from ui.theme import GREY, HEIGHT, INK, PALETTE, TEMPLATE, series_style
 
 LN3 = math.log(3)
@@ -28,7 +29,7 @@ def _figure(title: str, x_title: str, y_title: str, traces: list[dict], *, legen
 
     The legend sits under the x-axis title, so it never covers the title and wraps on a phone.
     """
-    return go.Figure(data=traces, _validate=False, layout={  # validated in tests/test_pages.py
+    return PlainFigure(traces, {  # validated in tests/test_pages.py
         "template": TEMPLATE,
         "title": {"text": title},
         "xaxis": {"title": {"text": x_title}, **(xaxis or {})},
