@@ -6,6 +6,9 @@ import serve
 from ui.course import navigation
 from ui.presenter import link_asks_for_presenter_mode, presenter_style, presenter_toggle
 from ui.seeds import seed_controls
+from ui.server_log import limit_repeated_tracebacks
+
+limit_repeated_tracebacks()  # a script's malformed widget states must not flood the log
 
 serve.nodelay_in_process()  # no 40 ms Nagle stall per move under plain `streamlit run` (docs/NAGLE.md)
 st.set_page_config(page_icon="🔒", layout="wide",
