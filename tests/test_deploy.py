@@ -34,6 +34,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
 
 import serve
 from deploy import replicas
@@ -417,6 +418,44 @@ def test_nginx_limits(deployment):
     _get(port, "/poll-instructor?code=ABCDEF&admin=secret-token")
     time.sleep(0.5)
     assert "secret-token" not in (deployment["prefix"] / "access.log").read_text()
+
+
+def test_host_reaches_streamlit(deployment):
+    """Streamlit accepts a browser's websocket only if its Origin matches the Host it sees:
+    nginx must pass the browser's Host through (a mismatched Origin is still refused)."""
+    port = deployment["port"]
+
+    async def handshake(host: str, origin: str) -> str:
+        try:
+            async with connect(f"ws://{host}:{port}/_stcore/stream", host="127.0.0.1", port=port,
+                               subprotocols=["streamlit"], additional_headers={"Origin": origin}):
+                return "open"
+        except InvalidStatus as refused:
+            return str(refused.response.status_code)
+
+    async def scenario() -> None:
+        assert await handshake("lecture.example", f"http://lecture.example:{port}") == "open"
+        assert await handshake("lecture.example", "http://evil.example") == "403"
+        assert await handshake("other.example", f"http://lecture.example:{port}") == "403"
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.skipif(not LINUX, reason="reads the replicas' environment from /proc")
+def test_replicas_share_one_cookie_secret_and_database(deployment, database):
+    launcher = deployment["launcher"].pid
+    children = [int(pid) for task in Path(f"/proc/{launcher}/task").iterdir()
+                for pid in (task / "children").read_text().split()]
+    environments = []
+    for pid in children:
+        if b"serve" not in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0"):
+            continue  # nginx, not `python -m serve`
+        entries = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        environments.append(dict(e.decode().split("=", 1) for e in entries if b"=" in e))
+    assert len(environments) == 2
+    secrets_seen = {env.get(replicas.COOKIE_SECRET_ENV) for env in environments}
+    assert len(secrets_seen) == 1 and len(secrets_seen.pop() or "") >= 32
+    assert {env.get(replicas.DATABASE_URL_ENV) for env in environments} == {database}
 
 
 def test_launcher_stops_everything(deployment):
