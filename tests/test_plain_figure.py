@@ -106,3 +106,20 @@ def test_st_plotly_chart_sends_it():
     assert spec["layout"]["title"]["text"] == "t"
     assert spec["data"][0]["x"]["dtype"] == "f8"
     go.Figure(spec)
+
+
+@pytest.mark.parametrize("array", [
+    np.linspace(0, 1, 7), np.arange(5), np.arange(5) * 1000, np.arange(5) * 10**6,
+    np.arange(3) * 10**12, np.arange(4, dtype=np.uint64) * 300, np.array([1.0, np.nan]),
+    np.ones((2, 3)), np.array([True, False]), np.array(["a", "b"]), np.array([], float),
+    np.arange(6.0)[::2], np.float32([1, 2]), np.array([-200, 5]),
+], ids=lambda a: f"{a.dtype}{a.shape}")
+def test_typed_arrays_are_plotlys_own(array):
+    from _plotly_utils.utils import to_typed_array_spec as plotlys
+
+    from ui.plain_figure import to_typed_array_spec as ours
+
+    def sent(value):
+        return json.loads(pio.to_json({"x": value}, validate=False))
+
+    assert sent(ours(array)) == sent(plotlys(array))
