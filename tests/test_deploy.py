@@ -350,12 +350,12 @@ def test_two_replicas_behind_nginx(deployment, database):
             route, replica = cookie.split(";")[0].split("=", 1)[1], headers["X-DPLab-Replica"]
             assert _get(port, "/_stcore/health", route)[1]["X-DPLab-Replica"] == replica
             session = Client(port, route)
-            await session.open("laplace")
+            await session.open("poll-join")
             assert session.replica == replica
             await session.rerun()
             await session.close()
             again = Client(port, route)
-            await again.open("laplace")
+            await again.open("poll-join")
             assert again.replica == replica
             await again.close()
             placed[replica].append(route)
