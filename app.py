@@ -4,6 +4,7 @@ import streamlit as st
 
 import serve
 from ui.course import navigation
+from ui.params import note_unknown_link_keys
 from ui.presenter import link_asks_for_presenter_mode, presenter_style, presenter_toggle
 from ui.seeds import seed_controls
 from ui.server_log import limit_repeated_tracebacks
@@ -17,6 +18,7 @@ page = st.navigation(navigation(), expanded=True)
 with st.sidebar:
     presenting = presenter_toggle()
     seed = seed_controls()
+note_unknown_link_keys(page.url_path)
 if presenting:
     presenter_style(seed)
 page.run()

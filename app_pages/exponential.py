@@ -22,9 +22,9 @@ from ui.params import (
     choice_slider,
     epsilon_slider,
     n_slider,
+    link_values,
     note_if_ignored,
     range_slider,
-    url_value,
 )
 from ui.seeds import demo_seed, resample_button
 from ui.share import copy_link
@@ -96,7 +96,7 @@ lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
 st.info(lessons.section_text(SLUG, "neighbours"), icon="🤝")
 
-tab_link = url_value("exp_tab")
+tab_link = link_values("exp_tab")
 tabs = st.tabs(TABS, key="exp_tab", bind="query-params")
 note_if_ignored("exp_tab", "tab name", tab_link, st.session_state.get("exp_tab") or TABS[0])
 

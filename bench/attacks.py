@@ -64,7 +64,7 @@ class WatchingSession(Session):
         self.exceptions: list[str] = []
         self.largest_received = 0
         self.largest_sent = 0
-        self.editors: dict[tuple[int, ...], str] = {}  # delta path -> id of the editor drawn there
+        self.editors: list[str] = []  # ids of the editable tables drawn, the latest last
 
     async def send_run(self, message: BackMsg) -> float:
         """Send one rerun request; returns seconds until the run finished."""
@@ -86,7 +86,7 @@ class WatchingSession(Session):
         elif kind == "alert":
             self.texts.append(element.alert.body)
         elif kind == "dataframe" and element.dataframe.editing_mode:
-            self.editors[tuple(forward.metadata.delta_path)] = element.dataframe.id
+            self.editors.append(element.dataframe.id)
         super()._take_delta(forward)
 
     def rerun_with(self, states: list[WidgetState], fragment_id: str = "") -> BackMsg:
@@ -120,10 +120,10 @@ class WatchingSession(Session):
         return await self.send_run(message)
 
     def editor_id(self) -> str:
-        """The id of the first editable table on the page (the selection demo's), as last drawn."""
+        """The id of the editable table the server drew last (one tab, so one table, is open)."""
         if not self.editors:
             raise RuntimeError(f"{self.slug} shows no editable table")
-        return self.editors[min(self.editors)]
+        return self.editors[-1]
 
 
 async def run_guarded(session: WatchingSession, message: BackMsg) -> tuple[float | None, str]:
@@ -190,8 +190,10 @@ async def editor_baseline(port: int, pid: int) -> dict:
     cpu = cpu_seconds(pid)
     edit = await visitor.send_run(visitor.rerun_with([state], visitor.widgets[editor].fragment_id))
     edit_cpu = cpu_seconds(pid) - cpu
+    refused = any("edit was undone" in text for text in visitor.texts) or bool(visitor.exceptions)
     await visitor.close()
-    return {"open": opened, "open_cpu": open_cpu, "edit": edit, "edit_cpu": edit_cpu}
+    return {"open": opened, "open_cpu": open_cpu, "edit": edit, "edit_cpu": edit_cpu,
+            "refused": refused}
 
 
 def editor(rows: int, messages: int) -> None:

@@ -6,6 +6,7 @@ import plotly.graph_objects as go
 import pytest
 
 from tests.conftest import app_test, assert_clean, chart_specs
+from tests.test_security import as_read
 from ui.course import LESSONS, ROOT, Lesson
 
 from ui.plain_figure import spec_mismatches
@@ -86,7 +87,7 @@ def test_bad_link_values_fall_back_with_a_note(lesson: Lesson, bad: str):
     keys = [w.key for w in _sliders(first)] + bound
     at = app_test(lesson, {key: bad for key in keys})
     assert_clean(at)
-    notes = " ".join(c.value for c in at.caption)
+    notes = as_read(" ".join(c.value for c in at.caption))
     for key in keys:
         if bad:  # an empty ?key= is a cleared value, not a wrong one
             assert f"{key}={bad!r}" in notes, f"no note for {key}={bad!r}"

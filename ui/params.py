@@ -7,10 +7,16 @@ helpers say so under the widget instead, naming the value that was ignored.
 
 from __future__ import annotations
 
+import ast
+import functools
+import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import streamlit as st
+
+from ui.course import HOME, LESSONS, ROOT
+from ui.text import quoted
 
 # Log-spaced, human-readable steps ("1-2-5"-like) for parameters that span decades.
 EPSILONS = [0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7,
@@ -25,18 +31,39 @@ def number_label(value) -> str:
 
 
 def url_value(key: str) -> str | None:
+    """The link's value for `key` (the last one, if the link repeats the key)."""
     values = st.query_params.get_all(key)
     return values[-1] if values else None
 
 
-def note_if_ignored(key: str, label: str, link_value: str | None, shown: str) -> None:
+def link_values(key: str) -> list[str] | None:
+    """Every value the link gives for `key`, in order, or None if it gives none."""
+    return st.query_params.get_all(key) or None
+
+
+def _times(count: int) -> str:
+    return "twice" if count == 2 else f"{count} times"
+
+
+def note_if_ignored(key: str, label: str, link_value: str | Sequence[str] | None, shown: str) -> None:
     """Say under the widget when a URL value for it was ignored or adjusted.
 
-    The note stays until the student moves the widget away from the fallback value.
+    `link_value` is what the link gave for the key: one value, or the list of values if the
+    key may be repeated (Streamlit ignores a repeated key of a one-value widget). Values
+    are echoed cut short and as inert text, since anyone can write a link (the key, label
+    and shown value are the page's own words). The note stays until the student moves the
+    widget away from the fallback value.
     """
     note_key = f"{key}__url_note"
-    if link_value is not None and link_value != shown:
-        note = f"The link's value {key}={link_value!r} is not a valid {label}; showing {shown} instead."
+    values = [link_value] if isinstance(link_value, str) else list(link_value or [])
+    note = None
+    if len(values) > 1:
+        listed = ", ".join(quoted(value, 20) for value in values[:3]) + (", …" if len(values) > 3 else "")
+        note = (f"The link gives {key} {_times(len(values))} ({listed}), and a link can set "
+                f"it only once; showing {shown}.")
+    elif values and values[0] != shown:
+        note = f"The link's value {key}={quoted(values[0])} is not a valid {label}; showing {shown} instead."
+    if note:
         st.session_state[note_key] = (note, shown)
     note, fallback = st.session_state.get(note_key, (None, None))
     if note and fallback == shown:
@@ -45,12 +72,54 @@ def note_if_ignored(key: str, label: str, link_value: str | None, shown: str) ->
         st.session_state.pop(note_key, None)
 
 
+_KEY_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+MAX_UNKNOWN_NOTES = 3
+
+
+@functools.lru_cache(maxsize=32)
+def known_link_keys(script: str) -> frozenset[str]:
+    """Every name a page could read from its link, as a superset: the identifier-like string
+    literals of the page's script, of app.py and of the shared ui/ modules (widget keys are
+    written out as literals), and <demo>_draw for each (the resample counts of ui/seeds)."""
+    words = set()
+    for path in [ROOT / script, ROOT / "app.py", *sorted((ROOT / "ui").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and _KEY_LIKE.fullmatch(node.value):
+                words.add(node.value)
+    return frozenset(words | {f"{word}_draw" for word in words})
+
+
+def note_unknown_link_keys(url_path: str) -> None:
+    """Say when the link carries a name that no setting of this page reads (e.g. a typo, or
+    a setting that was renamed), and take it out of the address so copied links stay clean.
+
+    Lesson pages only: the class poll's pages build their own links.
+    """
+    lesson = next((lesson for lesson in LESSONS
+                   if (lesson.slug if lesson is not HOME else "") == url_path), None)
+    if lesson is None or lesson.section == "Classroom":
+        return
+    known = known_link_keys(lesson.script)
+    unknown = [key for key in st.query_params if key not in known]
+    for i, key in enumerate(unknown):
+        values = st.query_params.get_all(key)
+        del st.query_params[key]
+        if i < MAX_UNKNOWN_NOTES:
+            value = quoted(values[-1], 20) if values else "''"
+            st.caption(f"⚠️ This page has no setting called {quoted(key, 20)}, so the link's "
+                       f"value {value} for it was ignored.")
+    if len(unknown) > MAX_UNKNOWN_NOTES:
+        st.caption(f"⚠️ … and {len(unknown) - MAX_UNKNOWN_NOTES:,} more names in the link that "
+                   "this page does not read, also ignored.")
+
+
 def choice_slider(label: str, options: Sequence, default, key: str, *,
                   help: str | None = None, format_func: Callable = number_label):
     """A slider over a fixed list of values (log scales), bound to the URL."""
     if default not in options:
         raise ValueError(f"default {default!r} for {key} is not one of the options")
-    link_value = url_value(key)
+    link_value = link_values(key)
     value = st.select_slider(label, options=list(options), value=default, key=key,
                              format_func=format_func, help=help, bind="query-params")
     note_if_ignored(key, label, link_value, format_func(value))
@@ -60,7 +129,7 @@ def choice_slider(label: str, options: Sequence, default, key: str, *,
 def choice_radio(label: str, options: Sequence, default, key: str, *,
                  format_func: Callable = str, help: str | None = None):
     """A horizontal radio bound to the URL, with the same ignored-link note as the sliders."""
-    link_value = url_value(key)
+    link_value = link_values(key)
     value = st.radio(label, list(options), index=list(options).index(default), key=key,
                      format_func=format_func, horizontal=True, help=help, bind="query-params")
     note_if_ignored(key, label, link_value, format_func(value))
@@ -82,9 +151,9 @@ def choice_pills(label: str, options: Sequence, default: Sequence, key: str, *,
 
 def bound_toggle(label: str, key: str, *, help: str | None = None) -> bool:
     """A toggle bound to the URL as true/false."""
-    link_value = url_value(key)
+    link_value = link_values(key)
     on = st.toggle(label, key=key, help=help, bind="query-params")
-    accepted = link_value is None or link_value.lower() in ("true", "false")
+    accepted = link_value is None or (len(link_value) == 1 and link_value[0].lower() in ("true", "false"))
     note_if_ignored(key, f"{label!r} switch (use true or false)",
                     None if accepted else link_value, str(on).lower())
     return on
@@ -93,7 +162,7 @@ def bound_toggle(label: str, key: str, *, help: str | None = None) -> bool:
 def range_slider(label: str, min_value, max_value, default, key: str, *,
                  step=None, help: str | None = None, format: str | None = None):
     """A linear slider bound to the URL (ints stay ints)."""
-    link_value = url_value(key)
+    link_value = link_values(key)
     value = st.slider(label, min_value=min_value, max_value=max_value, value=default,
                       step=step, key=key, help=help, format=format, bind="query-params")
     note_if_ignored(key, label, link_value, number_label(value))

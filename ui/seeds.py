@@ -31,7 +31,8 @@ def seed_controls() -> int:
     link_value = None
     if SEED_KEY not in st.session_state:
         link_value = url_value(SEED_KEY)
-        valid = link_value is not None and link_value.isdigit() and int(link_value) <= MAX_SEED
+        valid = (link_value is not None and link_value.isdigit() and len(link_value) <= 10
+                 and int(link_value) <= MAX_SEED)  # int() refuses over 4,300 digits
         st.session_state[SEED_KEY] = int(link_value) if valid else DEFAULT_SEED
     seed = st.number_input("Seed", min_value=0, max_value=MAX_SEED, step=1, key=SEED_KEY,
                            help="Every random picture in DP Lab is drawn from this seed. "
@@ -55,11 +56,20 @@ def _draw_key(demo: str) -> str:
 
 
 def draw_number(demo: str) -> int:
-    """How many times this demo has been resampled; carried in the URL as <demo>_draw."""
-    if _draw_key(demo) not in st.session_state:
-        raw = st.query_params.get(_draw_key(demo), "0")
-        st.session_state[_draw_key(demo)] = int(raw) if raw.isdigit() and len(raw) < 10 else 0
-    return st.session_state[_draw_key(demo)]
+    """How many times this demo has been resampled; carried in the URL as <demo>_draw.
+
+    A link value that is not a count is dropped from the URL and kept for the note that
+    resample_button shows.
+    """
+    key = _draw_key(demo)
+    if key not in st.session_state:
+        raw = st.query_params.get(key, "0")
+        valid = raw.isdigit() and len(raw) < 10
+        st.session_state[key] = int(raw) if valid else 0
+        if not valid and raw:  # an empty ?<demo>_draw= is a cleared value, not a wrong one
+            st.session_state[f"{key}__bad_link"] = raw
+            st.query_params.pop(key, None)
+    return st.session_state[key]
 
 
 def _resample(demo: str) -> None:
@@ -70,6 +80,10 @@ def _resample(demo: str) -> None:
 def resample_button(demo: str, label: str = "🎲 Resample") -> None:
     """A button that redraws this demo's randomness, and only this demo's."""
     st.button(label, key=f"{demo}_resample", on_click=_resample, args=(demo,))
+    key = _draw_key(demo)
+    number = draw_number(demo)
+    note_if_ignored(key, "number of resamples (a whole number)",
+                    st.session_state.pop(f"{key}__bad_link", None), str(number))
 
 
 def demo_seed(demo: str) -> list[int]:
