@@ -26,6 +26,7 @@ from ui.charts.odds import icon_array, icon_counts
 from ui.odds import (
     PRIORS,
     approx,
+    approx_exp,
     delta_numbers,
     odds_numbers,
     percent_at_least,
@@ -194,3 +195,11 @@ def test_panel_renders_folded_and_in_presenter_mode(epsilon, delta, n, present):
     text = " ".join(block.value for block in at.markdown)
     assert "What are the chances" in (text if present else at.expander[0].label)
     assert ("And δ" in text) == bool(delta)
+
+
+def test_huge_epsilon_from_the_planner_does_not_overflow():
+    assert approx_exp(1.0) == "≈ 2.72"
+    assert approx_exp(300.0) == "≈ 1.9 × 10¹³⁰"
+    numbers = odds_numbers(5000.0)
+    assert numbers["even_hi"] == "100%" and numbers["one_lo"] == "0%"  # true bounds, rounded to floats
+    assert lessons.section_text("odds", verdict_section(5000.0), **numbers)

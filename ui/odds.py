@@ -20,7 +20,7 @@ import math
 
 import streamlit as st
 
-from dp.odds import max_posterior, min_posterior, odds_multiplier, protection_band
+from dp.odds import max_posterior, min_posterior, protection_band
 from ui import lessons
 from ui.charts.odds import icon_array, icon_counts
 from ui.presenter import presenter_mode
@@ -67,10 +67,30 @@ def percent_at_least(p: float, significant: int = 3) -> str:
     return _percent_text(shown, decimals)
 
 
+SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
 def approx(x: float) -> str:
     """'≈ 2.72', '≈ 22,026' or '= 3': the sign says whether the digits are exact."""
     text = f"{x:.3g}" if x < 1000 else f"{x:,.0f}"
     return ("= " if float(text.replace(",", "")) == x else "≈ ") + text
+
+
+def approx_exp(epsilon: float) -> str:
+    """e^ε as approx() does, or '≈ 1.9 × 10¹³⁰' beyond a million (no overflow at any ε)."""
+    if epsilon < math.log(1e6):
+        return approx(math.exp(epsilon))
+    exponent = epsilon / math.log(10)
+    power = math.floor(exponent)
+    mantissa = 10 ** (exponent - power)
+    if f"{mantissa:.2g}" == "10":
+        mantissa, power = 1.0, power + 1
+    return f"≈ {mantissa:.2g} × 10{str(power).translate(SUPERSCRIPTS)}"
+
+
+def epsilon_text(epsilon: float) -> str:
+    """1, 0.6931, 12.93, 1,234."""
+    return f"{epsilon:.4g}" if epsilon < 1000 else f"{epsilon:,.0f}"
 
 
 def _count(x: float) -> str:
@@ -79,7 +99,7 @@ def _count(x: float) -> str:
 
 def odds_numbers(epsilon: float, what: str = "this release") -> dict:
     """The panel's live values for the lesson text (strings, already rounded outwards)."""
-    numbers = {"eps": f"{epsilon:.4g}", "what": what, "mult": approx(odds_multiplier(epsilon))}
+    numbers = {"eps": epsilon_text(epsilon), "what": what, "mult": approx_exp(epsilon)}
     for name, prior in PRIORS.items():
         numbers[f"{name}_hi"] = percent_at_most(max_posterior(prior, epsilon))
         numbers[f"{name}_lo"] = percent_at_least(min_posterior(prior, epsilon))

@@ -1,0 +1,227 @@
+"""'Show this in OpenDP': the same release as a page's demo, as a short runnable snippet.
+
+One function per kind of release. Each takes the page's current parameters and returns a
+Snippet: the Python text (for OpenDP OPENDP_VERSION), one line on what differs from the page,
+and what the page claims about privacy, which tests/test_opendp_snippets.py checks by running
+the text against opendp and reading the measurement's privacy map.
+
+No Streamlit here (ui.opendp_show puts a snippet on a page) and no opendp import: the app
+only shows text; opendp is a test-only dependency. Numbers are written with repr(), so the
+snippet uses exactly the page's values, and user-typed names only ever appear as Python
+string literals.
+
+Every snippet defines `meas` (an OpenDP Measurement) and `d_in` (the distance between
+neighbouring inputs), and prints the privacy map and one release.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+OPENDP_VERSION = "0.16.0"
+RELATIONS = ("add/remove", "replace-one")
+MAX_LOOP_PEOPLE = 10_000  # randomized response is applied in a Python loop: keep it quick
+
+
+@dataclass(frozen=True)
+class Snippet:
+    code: str
+    differs: str
+    claim: dict = field(default_factory=dict)  # what the page claims: see tests/test_opendp_snippets.py
+
+
+def _header(title: str) -> str:
+    return (f"# {title}\n# Runs with opendp=={OPENDP_VERSION}:  pip install opendp=={OPENDP_VERSION}\n"
+            "import numpy as np\nimport opendp.prelude as dp\n\n"
+            'dp.enable_features("contrib")  # OpenDP asks you to opt in to these constructors\n'
+            "rng = np.random.default_rng(0)\n\n")
+
+
+def _num(x: float) -> str:
+    """A float literal that round-trips exactly."""
+    return repr(float(x))
+
+
+def _relation(relation: str, n: int) -> tuple[str, str, int]:
+    """(size argument, comment, d_in) for a neighbouring relation."""
+    if relation not in RELATIONS:
+        raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
+    if relation == "add/remove":
+        return "", "# Neighbours: add or remove one person = symmetric distance 1", 1
+    return (f", size={n}", "# Neighbours: replace one person. With n known, that is symmetric distance 2",
+            2)
+
+
+_FOOTER = 'print("privacy map at d_in:", meas.map(d_in))\nprint("one release:", meas(data))\n'
+
+
+def count(epsilon: float, relation: str = "add/remove", n: int = 1000) -> Snippet:
+    """A count of people with a property: the sum of one 0/1 answer per person, + Lap(1/ε)."""
+    size, comment, d_in = _relation(relation, n)
+    code = (_header(f"A noisy count at ε = {epsilon:g} ({relation})")
+            + f"data = rng.integers(0, 2, size={n}).tolist()  # made up: 1 if the person has the property\n"
+            + f"epsilon = {_num(epsilon)}\n\n{comment}\n"
+            + f"space = dp.vector_domain(dp.atom_domain(bounds=(0, 1)){size}), dp.symmetric_distance()\n"
+            + f"d_in = {d_in}\n"
+            + "meas = space >> dp.t.then_sum() >> dp.m.then_laplace(scale=1 / epsilon)  # b = Δ/ε, Δ = 1\n\n"
+            + _FOOTER)
+    return Snippet(code, "OpenDP adds discrete Laplace noise to an integer count, so releases are "
+                   "whole numbers; the ε is the same.",
+                   {"measure": "epsilon", "epsilon": epsilon})
+
+
+def k_counts(epsilon: float, k: int, relation: str = "add/remove", n: int = 1000) -> Snippet:
+    """k counting queries, each + Lap(k/ε), composed: ε in total."""
+    size, comment, d_in = _relation(relation, n)
+    thresholds = [round(100 * (j + 1) / (k + 1)) for j in range(k)]
+    code = (_header(f"{k} noisy counts at ε = {epsilon:g} in total ({relation})")
+            + f"data = rng.integers(0, 100, size={n}).tolist()  # made-up ages\n"
+            + f"epsilon, k = {_num(epsilon)}, {k}\n"
+            + f"thresholds = {thresholds}  # count j: people at least this old (one person can be in all k)\n\n"
+            + f"{comment}\n"
+            + f"space = dp.vector_domain(dp.atom_domain(T=int){size}), dp.symmetric_distance()\n"
+            + f"d_in = {d_in}\n\n\n"
+            + "def at_least(age):\n"
+            + "    return (space >> dp.t.then_find_bin(edges=[age]) >> dp.t.then_cast_default(TOA=int)\n"
+            + "            >> dp.t.then_clamp(bounds=(0, 1)) >> dp.t.then_sum()\n"
+            + "            >> dp.m.then_laplace(scale=k / epsilon))  # each count: Lap(Δ/ε), Δ = k\n\n\n"
+            + "meas = dp.c.make_composition([at_least(age) for age in thresholds])\n\n"
+            + _FOOTER)
+    return Snippet(code, "OpenDP composes k separate measurements, each with discrete Laplace noise of "
+                   "scale k/ε; its privacy map adds their ε's back up to the page's total.",
+                   {"measure": "epsilon", "epsilon": epsilon})
+
+
+def histogram(epsilon: float, buckets: int, relation: str = "add/remove", n: int = 1000) -> Snippet:
+    """A histogram of ages in `buckets` equal buckets, + Lap(Δ/ε) per bucket."""
+    size, comment, d_in = _relation(relation, n)
+    sensitivity = 1 if relation == "add/remove" else 2
+    width = 100 // buckets
+    code = (_header(f"A noisy histogram of ages, {buckets} buckets, ε = {epsilon:g} ({relation})")
+            + f"ages = rng.integers(0, 100, size={n})  # made-up ages 0..99\n"
+            + f"epsilon, width = {_num(epsilon)}, {width}\n"
+            + "labels = [f\"{lo}-{lo + width - 1}\" if width > 1 else str(lo) for lo in range(0, 100, width)]\n"
+            + "data = [labels[age // width] for age in ages]  # each person's bucket (a per-person map)\n\n"
+            + f"{comment}\n"
+            + f"space = dp.vector_domain(dp.atom_domain(T=str){size}), dp.symmetric_distance()\n"
+            + f"d_in = {d_in}\n"
+            + f"meas = (space >> dp.t.then_count_by_categories(categories=labels, null_category=False)\n"
+            + f"        >> dp.m.then_laplace(scale={sensitivity} / epsilon))  # b = Δ/ε, Δ = {sensitivity}\n\n"
+            + _FOOTER)
+    return Snippet(code, "OpenDP's counts are integers with discrete Laplace noise; the L1 "
+                   f"sensitivity ({sensitivity} under {relation}) comes from its own proof.",
+                   {"measure": "epsilon", "epsilon": epsilon})
+
+
+def mean(epsilon: float, lower: float, upper: float, n: int) -> Snippet:
+    """A mean of n values clipped to [L, U], n public (replace-one), + Lap((U − L)/(nε))."""
+    code = (_header(f"A clipped mean of {n:,} incomes, ε = {epsilon:g} (replace-one)")
+            + f"data = (rng.lognormal(mean=3.8, sigma=0.7, size={n})).tolist()  # made up, thousands\n"
+            + f"epsilon, lower, upper, n = {_num(epsilon)}, {_num(lower)}, {_num(upper)}, {n}\n\n"
+            + "# Neighbours: replace one person; n is public (that is what makes Δ = (U − L)/n)\n"
+            + "space = dp.vector_domain(dp.atom_domain(T=float, nan=False), size=n), dp.symmetric_distance()\n"
+            + "d_in = 2\n"
+            + "meas = (space >> dp.t.then_clamp(bounds=(lower, upper)) >> dp.t.then_mean()\n"
+            + "        >> dp.m.then_laplace(scale=(upper - lower) / (n * epsilon)))\n\n"
+            + _FOOTER)
+    return Snippet(code, "OpenDP also bounds the floating-point error of the sum, so its privacy map "
+                   "reports a hair above ε (by about 10⁻¹²), and it adds Laplace noise on a fine grid.",
+                   {"measure": "epsilon", "epsilon": epsilon, "slack": 1e-9})
+
+
+def gaussian_sum(epsilon: float, delta: float, sensitivity: float, sigma: float, n: int = 1000) -> Snippet:
+    """A sum of values in [0, Δ] (a count when Δ = 1) with N(0, σ²), σ from the page."""
+    rho = sensitivity**2 / (2 * sigma**2)
+    code = (_header(f"A Gaussian-noised sum, Δ = {sensitivity:g}, σ = {sigma:.4g} "
+                    f"(the page's (ε = {epsilon:g}, δ = {delta:g}))")
+            + f"sensitivity, sigma, delta = {_num(sensitivity)}, {_num(sigma)}, {_num(delta)}\n"
+            + f"data = rng.uniform(0, sensitivity, size={n}).tolist()  # made up: each person adds at most Δ\n\n"
+            + "# Neighbours: add or remove one person = symmetric distance 1\n"
+            + "space = dp.vector_domain(dp.atom_domain(bounds=(0.0, sensitivity))), dp.symmetric_distance()\n"
+            + "d_in = 1\n"
+            + "meas = space >> dp.t.then_sum() >> dp.m.then_gaussian(scale=sigma)  # measured in zCDP\n"
+            + "approx = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(meas), delta=delta)\n\n"
+            + 'print("zCDP: rho =", meas.map(d_in))\nprint("(epsilon, delta) =", approx.map(d_in))\n'
+            + 'print("one release:", meas(data))\n')
+    return Snippet(code, f"OpenDP accounts for Gaussian noise in zCDP (ρ = Δ²/(2σ²) = {rho:.4g}); its "
+                   "conversion to (ε, δ) is an upper bound, so it prints an ε above the page's exact "
+                   f"ε = {epsilon:g} for this σ.",
+                   {"measure": "zcdp", "rho": rho, "epsilon": epsilon, "delta": delta})
+
+
+def randomized_response(epsilon: float, n: int, true_share: float = 0.2) -> Snippet:
+    """Each person reports the truth with probability e^ε/(1 + e^ε); then debias."""
+    people = min(n, MAX_LOOP_PEOPLE)
+    shown = f"{people:,}" + ("" if people == n else f" here (the page's {n:,} would take a while in a loop)")
+    code = (_header(f"Randomized response at ε = {epsilon:g}, n = {shown}")
+            + f"epsilon = {_num(epsilon)}\n"
+            + "keep = np.exp(epsilon) / (1 + np.exp(epsilon))  # report the truth with this probability\n"
+            + "meas = dp.m.make_randomized_response_bool(prob=keep)\n"
+            + "d_in = 1  # local DP: any two answers of one person\n\n"
+            + f"truth = rng.random({people}) < {_num(true_share)}  # made up: who would say Yes\n"
+            + "reports = np.array([meas(bool(answer)) for answer in truth])\n"
+            + "estimate = (reports.mean() - (1 - keep)) / (2 * keep - 1)  # debiased share of Yes\n\n"
+            + 'print("privacy map at d_in:", meas.map(d_in))\n'
+            + 'print("reported Yes:", reports.mean(), " debiased estimate:", estimate)\n')
+    return Snippet(code, "Identical mechanism; OpenDP can also run it in constant time "
+                   "(constant_time=True), so that timing does not leak the answer.",
+                   {"measure": "epsilon", "epsilon": epsilon})
+
+
+def exponential_choice(names: Sequence[str], scores: Sequence[float], epsilon: float,
+                       sensitivity: float) -> Snippet:
+    """Pick a candidate privately from its score, at ε, for scores one person moves by ≤ Δu."""
+    names = [str(name)[:40] for name in names]
+    code = (_header(f"A private choice among {len(names)} candidates, ε = {epsilon:g}, Δu = {sensitivity:g}")
+            + f"names = {names!r}\n"
+            + f"scores = {[float(s) for s in scores]!r}\n"
+            + f"epsilon, sensitivity = {_num(epsilon)}, {_num(sensitivity)}\n\n"
+            + "# The input is the score vector; one person moves every score by at most Δu\n"
+            + "space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float)\n"
+            + "d_in = sensitivity\n"
+            + "meas = space >> dp.m.then_noisy_max(dp.max_divergence(), scale=2 * sensitivity / epsilon)\n\n"
+            + 'print("privacy map at d_in:", meas.map(d_in))\n'
+            + 'print("chosen:", names[meas(scores)])\n')
+    return Snippet(code, "OpenDP's pure-DP noisy max adds exponential noise (permute-and-flip), not "
+                   "the Gumbel noise that gives the page's exp(εu/(2Δu)): same ε at the same scale, "
+                   "and the best candidate is chosen at least as often. You vouch for Δu.",
+                   {"measure": "epsilon", "epsilon": epsilon})
+
+
+def median(epsilon: float, lower: float, upper: float, n: int, discrete: bool = False) -> Snippet:
+    """A private median over a grid of candidates in [lower, upper], replace-one, at ε."""
+    if discrete:
+        candidates = [float(level) for level in range(int(math.ceil(lower)), int(math.floor(upper)) + 1)]
+        data_line = (f"data = rng.integers({int(math.ceil(lower))}, {int(math.floor(upper)) + 1}, "
+                     f"size={n}).astype(float).tolist()  # made-up levels\n")
+        grid = "every level in the range"
+    else:
+        steps = max(1, round((upper - lower) / 0.05))
+        candidates = [round(lower + (upper - lower) * i / steps, 6) for i in range(steps + 1)]
+        data_line = f"data = rng.beta(2, 3, size={n}).tolist()  # made-up values\n"
+        grid = f"{len(candidates)} evenly spaced points"
+    code = (_header(f"A private median of {n:,} values, ε = {epsilon:g} (replace-one)")
+            + data_line
+            + f"epsilon = {_num(epsilon)}\n"
+            + f"candidates = {candidates!r}\n\n"
+            + "# Neighbours: replace one person (n known): symmetric distance 2\n"
+            + f"space = dp.vector_domain(dp.atom_domain(T=float, nan=False), size={n}), dp.symmetric_distance()\n"
+            + "d_in = 2\n\n\n"
+            + "def make(scale):\n"
+            + "    return dp.m.make_private_quantile(*space, dp.max_divergence(), candidates=candidates,\n"
+            + "                                     alpha=0.5, scale=scale)\n\n\n"
+            + "meas = make(dp.binary_search_param(make, d_in=d_in, d_out=epsilon))  # the scale for ε\n\n"
+            + _FOOTER)
+    return Snippet(code, f"OpenDP scores a fixed grid of candidates ({grid}) with its own score and "
+                   "sensitivity proof, and finds the noise scale for ε by binary search; the page "
+                   "draws from the continuous intervals between the data points.",
+                   {"measure": "epsilon_at_most", "epsilon": epsilon})
+
+
+def no_constructor(what: str, nearest: str) -> Snippet:
+    """For a release OpenDP has no constructor for: say so, rather than write one by hand."""
+    code = (f"# {what}\n# OpenDP {OPENDP_VERSION} has no constructor for this release.\n"
+            f"# Nearest in OpenDP: {nearest}\n")
+    return Snippet(code, "No OpenDP equivalent: the page's mechanism is written out in dp/.", {})
