@@ -157,8 +157,8 @@ def deployment(replicas: int = 2, listen: str = "127.0.0.1:8080", base_port: int
     own_prefix = prefix is None
     prefix = Path(tempfile.mkdtemp(prefix="dplab-nginx.")) if own_prefix else Path(prefix)
     prefix.mkdir(parents=True, exist_ok=True)
-    # nginx started as root runs its worker as `nobody`, which must be able to enter here.
-    prefix.chmod(0o755)
+    if own_prefix:  # readable like /var/lib/nginx (a worker started by root runs as nobody)
+        prefix.chmod(0o755)
     env = {**os.environ, DATABASE_URL_ENV: database_url,
            COOKIE_SECRET_ENV: os.environ.get(COOKIE_SECRET_ENV) or secrets.token_hex(32)}
     ports = [base_port + i for i in range(replicas)]
