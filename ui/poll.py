@@ -11,7 +11,6 @@ import contextlib
 import io
 import logging
 import math
-import re
 import secrets
 import time
 from urllib.parse import urlencode
@@ -25,6 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from classroom import limits, store
 from dp import randomized_response, rr_keep_probability
 from dp.local_dp import coin_report
+from ui.text import plain  # noqa: F401 (the poll pages call ui.poll.plain)
 
 log = logging.getLogger(__name__)
 
@@ -83,28 +83,8 @@ def database_guard():
 
 # ── Text, links and QR codes ────────────────────────────────────────────────────────────────
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
-
-
-# GitHub-style autolinks ("http://…", "www.…", "a@b.c") are found after escapes are resolved,
-# so an invisible word joiner is what stops them.
-# GFM matches "www." in any case ("WWW.", "Www."), so the pattern ignores case and keeps it.
-_AUTOLINK_STARTS = re.compile(r"(://)|(www)(\.)|(@)", re.IGNORECASE)
-
-
-def _break_autolink(match: re.Match) -> str:
-    scheme, www, dot, at = match.groups()
-    if scheme:
-        return ":\u2060//"
-    if www:
-        return f"{www}\u2060{dot}"
-    return f"{at}\u2060"
-
-
-def plain(text: str) -> str:
-    """Text that someone typed, escaped so that Markdown shows it literally (no links, no images,
-    no formulas, no colour directives, no autolinked addresses)."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", _AUTOLINK_STARTS.sub(_break_autolink, text))
+# Typed questions are shown with ui.text.plain (re-exported here for the poll pages): Markdown,
+# HTML, formulas and GFM autolinks ("www.", "WWW.", "http://", "a@b.c") all shown literally.
 
 
 def epsilon_label(poll: store.Poll) -> str:
