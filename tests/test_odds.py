@@ -130,6 +130,7 @@ def test_every_sentence_is_filled_and_true_at_every_epsilon(eps):
     band = protection_band(eps)
     text = lessons.section_text("odds", verdict_section(eps), **numbers)
     text += lessons.section_text("odds", "odds", **numbers)
+    text += lessons.section_text("odds", "odds-table", **numbers)
     text += lessons.section_text("odds", "icons", **numbers)
     text += lessons.section_text("odds", "label", **numbers)
     assert not PLACEHOLDER.search(text)

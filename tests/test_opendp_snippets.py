@@ -109,6 +109,12 @@ def test_median(epsilon, lower, upper, n, discrete):
     check(snippets.median(epsilon, lower, upper, n, discrete))
 
 
+@pytest.mark.parametrize("query", ["count", "k counts", "histogram", "bounded mean"])
+@pytest.mark.parametrize("relation", snippets.RELATIONS)
+def test_laplace_page_queries(query, relation):
+    check(snippets.laplace_query(query, 0.5, relation, k=5, lower=0, upper=100, n=100))
+
+
 def test_no_constructor_says_so_and_runs():
     snippet = snippets.no_constructor("A private triangle count", "none")
     assert "has no constructor" in snippet.code

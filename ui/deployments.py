@@ -93,15 +93,9 @@ def table(rows: tuple[dict, ...]) -> dict[str, list]:
 
 def deployments_panel(epsilon: float | None = None, *, key: str,
                       what: str = "this page's ε") -> None:
-    """The chart and the table, folded on a lesson page and open on the projector."""
+    """The chart and the table, folded (on the projector too: the chart alone is a slide)."""
     rows = deployments()
-    label = lessons.section_text(SLUG, "label")
-    if presenter_mode():
-        box = st.container(border=True)
-        box.markdown(f"**{label}**")
-    else:
-        box = st.expander(label)
-    with box:
+    with st.expander(lessons.section_text(SLUG, "label")):
         st.markdown(lessons.section_text(SLUG, "intro"))
         if epsilon is not None:
             st.markdown(lessons.section_text(SLUG, "position", what=what, eps=f"{epsilon:g}",

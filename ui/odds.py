@@ -139,17 +139,25 @@ def odds_panel(epsilon: float, delta: float | None = None, *, key: str, n: int |
     """
     numbers = odds_numbers(epsilon, what)
     label = lessons.section_text(SLUG, "label", **numbers)
-    if presenter_mode():
-        box = st.container(border=True)
-        box.markdown(f"**{label}**")
-    else:
-        box = st.expander(label)
-    with box:
-        st.markdown(lessons.section_text(SLUG, verdict_section(epsilon), **numbers))
-        st.markdown(lessons.section_text(SLUG, "odds", **numbers))
-        chart(icon_array(ICON_PRIOR, max_posterior(ICON_PRIOR, epsilon)), key=f"{key}_odds_icons",
-              caption=lessons.section_text(SLUG, "icons", **numbers))
-        if delta:
-            section, values = delta_numbers(delta, n)
-            st.markdown(lessons.section_text(SLUG, "delta", **values) + "\n\n"
-                        + lessons.section_text(SLUG, section, **values))
+    verdict = lessons.section_text(SLUG, verdict_section(epsilon), **numbers)
+    table = lessons.section_text(SLUG, "odds-table", **numbers)
+    icons = icon_array(ICON_PRIOR, max_posterior(ICON_PRIOR, epsilon))
+    delta_text = ""
+    if delta:
+        section, values = delta_numbers(delta, n)
+        delta_text = (lessons.section_text(SLUG, "delta", **values) + "\n\n"
+                      + lessons.section_text(SLUG, section, **values))
+    if presenter_mode():  # open, and side by side, so that it fits beside the demo's step
+        with st.container(border=True):
+            st.markdown(f"**{label}**")
+            words, picture = st.columns([3, 2], gap="medium")
+            words.markdown("\n\n".join(part for part in (verdict, table, delta_text) if part))
+            with picture:
+                chart(icons, key=f"{key}_odds_icons")
+        return
+    with st.expander(label):
+        st.markdown(verdict)
+        st.markdown(lessons.section_text(SLUG, "odds", **numbers) + "\n\n" + table)
+        chart(icons, key=f"{key}_odds_icons", caption=lessons.section_text(SLUG, "icons", **numbers))
+        if delta_text:
+            st.markdown(delta_text)

@@ -220,6 +220,20 @@ def median(epsilon: float, lower: float, upper: float, n: int, discrete: bool = 
                    {"measure": "epsilon_at_most", "epsilon": epsilon})
 
 
+def laplace_query(query: str, epsilon: float, relation: str, *, k: int = 1, lower: float = 0.0,
+                  upper: float = 100.0, n: int = 1000) -> Snippet:
+    """The Laplace page's four queries (dp.laplace_accuracy.QUERIES), one snippet each."""
+    if query == "count":
+        return count(epsilon, relation)
+    if query == "k counts":
+        return k_counts(epsilon, k, relation)
+    if query == "histogram":
+        return histogram(epsilon, 10, relation)
+    if query == "bounded mean":  # n public: replace-one, whatever the page's relation
+        return mean(epsilon, lower, upper, n)
+    raise ValueError(f"query must be count, k counts, histogram or bounded mean, got {query!r}")
+
+
 def no_constructor(what: str, nearest: str) -> Snippet:
     """For a release OpenDP has no constructor for: say so, rather than write one by hand."""
     code = (f"# {what}\n# OpenDP {OPENDP_VERSION} has no constructor for this release.\n"
