@@ -10,8 +10,8 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dp.planning import gaussian_error, laplace_error, rr_error
 from dp.noise import gaussian_delta
+from dp.planning import gaussian_error, laplace_error, rr_error
 from ui import lessons
 from ui.params import DELTAS
 from ui.planner import CONFIDENCES, ERRORS_PP, PEOPLE, _solve

@@ -107,7 +107,7 @@ def histogram(epsilon: float, buckets: int, relation: str = "add/remove", n: int
             + f"{comment}\n"
             + f"space = dp.vector_domain(dp.atom_domain(T=str){size}), dp.symmetric_distance()\n"
             + f"d_in = {d_in}\n"
-            + f"meas = (space >> dp.t.then_count_by_categories(categories=labels, null_category=False)\n"
+            + "meas = (space >> dp.t.then_count_by_categories(categories=labels, null_category=False)\n"
             + f"        >> dp.m.then_laplace(scale={sensitivity} / epsilon))  # b = Δ/ε, Δ = {sensitivity}\n\n"
             + _FOOTER)
     return Snippet(code, "OpenDP's counts are integers with discrete Laplace noise; the L1 "
