@@ -17,6 +17,8 @@ from dp.composition_curves import (
 from dp.postprocessing import STEPS, post_process
 from ui import lessons
 from ui.charts import composition as charts
+from ui.deployments import deployments_panel
+from ui.odds import odds_panel
 from ui.params import (
     choice_pills,
     choice_radio,
@@ -240,6 +242,10 @@ def compare():
             else "rho-large", **values)
         lessons.render(SLUG, "numbers-gauss", **values)
         lessons.render(SLUG, "notice-gauss" if exact > 0 else "notice-gauss-zero", **values)
+    total = float(at_k(laplace_ks, laplace, k)) if mode == PURE else float(exact)
+    if total > 0:  # a Gaussian total of 0: δ alone covers it
+        odds_panel(total, delta, key="comp", what=f"all {k:,} queries together")
+    deployments_panel(total or None, key="comp", what=f"the total for k = {k:,}")
 
 
 compare()

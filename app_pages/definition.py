@@ -26,6 +26,8 @@ from dp.privacy_loss import (
 from ui import lessons
 from ui.audit import audit_panel
 from ui.charts import definition as charts
+from ui.deployments import deployments_panel
+from ui.odds import odds_panel
 from ui.params import choice_slider, epsilon_slider, number_label, range_slider
 from ui.seeds import demo_seed, resample_button
 from ui.share import copy_link
@@ -140,6 +142,8 @@ def definition_demo() -> None:
     with loss:
         chart(figures[2], key="def_loss")
     lessons.render(SLUG, "notice", **numbers)
+    odds_panel(epsilon, key="def", what="this release")
+    deployments_panel(epsilon, key="def", what="this demo's ε")
 
     with st.container(border=True):
         lessons.render(SLUG, "audit")

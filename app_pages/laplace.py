@@ -26,9 +26,12 @@ from dp.laplace_accuracy import (
     union_bound_error,
     zipf_distribution,
 )
-from ui import lessons
+from ui import lessons, opendp_snippets
 from ui.audit import audit_panel
 from ui.charts import laplace as charts
+from ui.deployments import deployments_panel
+from ui.odds import odds_panel
+from ui.opendp_show import opendp_expander
 from ui.params import (
     EPSILONS,
     choice_radio,
@@ -38,6 +41,7 @@ from ui.params import (
     range_slider,
     url_value,
 )
+from ui.planner import accuracy_planner
 from ui.seeds import demo_seed, resample_button, rng_for
 from ui.share import copy_link
 from ui.show import chart
@@ -147,6 +151,9 @@ def sensitivity_demo(relation: str) -> None:
                    coords_text=coordinates(round(delta / shift)),
                    total_ratio=ratio_text(float(np.exp(epsilon))),
                    relation=used, var=laplace_variance(b))
+    odds_panel(epsilon, key="lap", what="this release")
+    deployments_panel(epsilon, key="lap")
+    opendp_expander(opendp_snippets.laplace_query(query, epsilon, used, k=k, lower=lower, upper=upper, n=n))
 
 
 sensitivity_demo(relation)
@@ -187,6 +194,7 @@ def histogram_demo(relation: str) -> None:
     with plot:
         chart(charts.histogram_figure(bucket_labels(k), counts, noisy, half, label),
               width="stretch", key="lap_hist_chart")
+        opendp_expander(opendp_snippets.histogram(epsilon, k, relation, n))
     text, tail = st.columns([2, 3], gap="large")
     with tail:
         chart(charts.tail_figure(k, worst / b), width="stretch", key="lap_tail_chart")
@@ -334,6 +342,7 @@ def clipping_demo() -> None:
     rich_b = (20_000 - lower) / (n * epsilon)
     st.warning(lessons.section_text(SLUG, "clipping-leak", richest=richest, leak_b=leak_b,
                                     rich_b=rich_b, factor=rich_b / leak_b))
+    opendp_expander(opendp_snippets.mean(epsilon, lower, upper, n))
 
 
 clipping_demo()
@@ -373,6 +382,7 @@ def accuracy_demo() -> None:
 
 
 accuracy_demo()
+accuracy_planner("laplace", slug=SLUG, key="lap_plan")
 
 # --- 6. Blue eyes --------------------------------------------------------------------------------
 

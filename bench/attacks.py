@@ -303,8 +303,8 @@ async def largest_messages(port: int, slugs: list[str]) -> list[tuple[str, int, 
         await session.open()
         if session.slider_id:
             for _ in range(40):  # walks the main slider to its end and back
-                await session.send_run(session.rerun_with([]))
                 await session.move()
+                session.largest_sent = max(session.largest_sent, session.last_sent.ByteSize())
         rows.append((slug, session.largest_received, session.largest_sent))
         await session.close()
     return rows
