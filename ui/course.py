@@ -66,6 +66,10 @@ LESSONS: list[Lesson] = [
            "Run a live randomized-response poll: join code, QR code, the debiased result live."),
     Lesson("poll-join", "Class poll — join", "📱", "Classroom",
            "Answer the class poll on your phone, with real coins or coins the app flips."),
+    Lesson("live-instructor", "Live class — instructor", "📡", "Classroom",
+           "One join for the lecture: push any lesson quiz (two rounds), a poll or the class game."),
+    Lesson("live-join", "Live class — join", "🙋", "Classroom",
+           "Join once on your phone and follow the lecture's questions as they come."),
 ]
 
 

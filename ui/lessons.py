@@ -155,6 +155,9 @@ def quiz(slug: str, quiz_id: str) -> None:
     key = f"{slug}_quiz_{quiz_id}"
     with st.container(border=True):
         st.markdown(f"**🤔 Predict first.** {q.question}")
+        from ui.live import ask_the_class  # (here: ui.live imports this module)
+
+        ask_the_class(slug, quiz_id)  # "Ask the class": only for an instructor running a live session
         choice = st.radio("Your prediction", range(len(q.options)), index=None, key=key,
                           format_func=lambda i: q.options[i], label_visibility="collapsed")
         revealed = st.toggle("Reveal the answer", key=f"{key}_reveal", disabled=choice is None,

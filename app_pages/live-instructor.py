@@ -1,0 +1,432 @@
+"""Live class, the instructor's side: one session per lecture; push quizzes, the game or a poll."""
+
+import time
+from urllib.parse import parse_qs, urlsplit
+
+import streamlit as st
+
+from classroom import game, live, store
+from dp.attacks import max_true_positive_rate
+from dp.rr_inference import rr_running_estimates
+from ui import lessons
+from ui import live as ui_live
+from ui import poll as ui_poll
+from ui.charts.live import game_figure, option_letter, votes_figure
+from ui.charts.poll import estimate_figure
+from ui.course import LESSONS
+from ui.params import note_if_ignored, url_value
+from ui.show import chart
+
+SLUG = ui_live.INSTRUCTOR_SLUG
+CODE_KEY, ADMIN_LINK_KEY = "code", "admin"
+DEFAULT_CLASS_SIZE = 30
+SIZE_KEY = "live_new_class_size"
+RATE_WINDOW = 60.0  # seconds behind "votes in the last minute"
+TITLES = {lesson.slug: lesson.title for lesson in LESSONS}
+
+st.title("Live class — instructor")
+
+# An admin link's token moves from the address bar into this session at once (never projected).
+link_token = url_value(ADMIN_LINK_KEY)
+if link_token is not None:
+    st.session_state[ui_live.ADMIN_KEY] = {"code": store.normalise_code(url_value(CODE_KEY)),
+                                           "token": link_token[: store.MAX_LINK_VALUE_CHARS + 1]}
+    del st.query_params[ADMIN_LINK_KEY]
+
+
+def _start_over() -> None:
+    st.session_state.pop(ui_live.ADMIN_KEY, None)
+    st.query_params.clear()
+
+
+def new_session_button() -> None:
+    st.button("Start a new live session", key="live_start_over", on_click=_start_over)
+
+
+def start_form() -> None:
+    lessons.render(SLUG, "start")
+    link_size = url_value(SIZE_KEY)
+    if link_size is not None and not (link_size.isdigit() and len(link_size) <= 4 and
+                                      store.CLASS_SIZE_MIN <= int(link_size) <= store.CLASS_SIZE_MAX):
+        # Streamlit's own parsing of a bound number box fails on values such as 1e400, so an
+        # unusable value leaves the link before the box reads it (the note says so below).
+        st.session_state["live_ignored_class_size"] = link_size
+        del st.query_params[SIZE_KEY]
+        st.rerun()
+    ignored = st.session_state.pop("live_ignored_class_size", None)
+    class_size = st.number_input(
+        "Class size: the most votes a question takes per round", min_value=store.CLASS_SIZE_MIN,
+        max_value=store.CLASS_SIZE_MAX, value=DEFAULT_CLASS_SIZE, step=1, key=SIZE_KEY,
+        bind="query-params",
+        help="Count everyone who may vote. Votes beyond it are refused; you can raise it later.")
+    note_if_ignored(SIZE_KEY, "class size", link_size if ignored is None else ignored, str(class_size))
+    if st.button("Start the live session", type="primary", key="live_create"):
+        wait = ui_poll.creation_wait()
+        if wait > 0:
+            st.warning(lessons.section_text(SLUG, "create-wait", wait=ui_poll.say_seconds(wait)),
+                       icon="⏳")
+            return
+        try:
+            with ui_live.database_guard():
+                session, token = live.create_session(ui_live.engine(), class_size=int(class_size))
+        except live.LiveInputError as problem:
+            st.error(str(problem), icon="✏️")
+            return
+        ui_poll.record_creation()
+        st.session_state[ui_live.ADMIN_KEY] = {"code": session.code, "token": token}
+        st.query_params.clear()
+        st.query_params[CODE_KEY] = session.code
+        st.rerun()
+
+
+raw_code = url_value(CODE_KEY)
+if not raw_code:
+    lessons.render(SLUG, "intro")
+    start_form()
+    with st.expander("How the phones follow, and what is stored"):
+        st.markdown(lessons.section_text(SLUG, "how-it-works"))
+    lessons.instructor_notes(SLUG)
+    st.stop()
+
+code = store.normalise_code(raw_code)
+if code is None:
+    st.error(f"The session code in this link is not valid: a code is {store.CODE_LENGTH} letters "
+             "and digits, like K7PQ3M. Open the admin link you saved, or start a new session.",
+             icon="⚠️")
+    new_session_button()
+    st.stop()
+
+
+def _token_from(typed: str) -> tuple[str, str | None]:
+    """The token in what was pasted (a bare token, or a whole admin link), and the link's code."""
+    if "admin=" not in typed:
+        return typed, None
+    query = parse_qs(urlsplit(typed).query if "?" in typed else typed)
+    token = (query.get("admin") or [""])[-1]
+    return token, store.normalise_code((query.get(CODE_KEY) or [None])[-1])
+
+
+def _take_token() -> None:
+    typed = (st.session_state.get("live_admin_input") or "").strip()
+    st.session_state["live_admin_input"] = ""
+    if not typed:
+        st.session_state["live_admin_problem"] = "empty"
+        return
+    if ui_poll.attempt_wait("admin") > 0:
+        return  # the page says how long to wait
+    token, link_code = _token_from(typed[: 2 * store.MAX_LINK_VALUE_CHARS])
+    target = link_code or store.normalise_code(url_value(CODE_KEY))
+    if link_code and link_code != store.normalise_code(url_value(CODE_KEY)):
+        st.query_params[CODE_KEY] = link_code
+    st.session_state[ui_live.ADMIN_KEY] = {"code": target,
+                                           "token": token[: store.MAX_LINK_VALUE_CHARS + 1]}
+    st.session_state["live_admin_problem"] = "check"
+
+
+def admin_token_form(code: str) -> None:
+    with st.form("live_admin_form", border=False):
+        st.text_input("Admin token, or the whole admin link", type="password",
+                      key="live_admin_input", autocomplete="off", max_chars=500,
+                      help="The token is the long part after admin= in the admin link you saved.")
+        st.form_submit_button("Open the controls", type="primary", on_click=_take_token)
+    problem = st.session_state.pop("live_admin_problem", None)
+    wait = ui_poll.attempt_wait("admin")
+    if wait > 0:
+        st.warning(lessons.section_text(SLUG, "token-wait", wait=ui_poll.say_seconds(wait)), icon="⏳")
+    elif problem == "empty":
+        st.error("Paste the admin token (or the whole admin link) into the box first.", icon="✏️")
+    elif problem == "wrong":
+        st.error(lessons.section_text(SLUG, "token-wrong", code=code), icon="🔑")
+
+
+admin = ui_live.admin_record()
+token = admin.get("token") if admin.get("code") == code else None
+with ui_live.database_guard():
+    session = live.session_for_admin(ui_live.engine(), code, token)
+if session is None:
+    if st.session_state.get("live_admin_problem") == "check":
+        ui_poll.record_failure("admin")
+        st.session_state["live_admin_problem"] = "wrong"
+    # The same answer for an unknown code and a wrong token: the page does not confirm guesses.
+    st.warning(lessons.section_text(SLUG, "no-access"), icon="🔑")
+    admin_token_form(code)
+    st.page_link(f"app_pages/{ui_live.JOIN_SLUG}.py", label=f"Join live session {code} as a student",
+                 icon="📱", query_params={"code": code})
+    new_session_button()
+    st.stop()
+st.session_state.pop("live_admin_problem", None)
+if not session.open:
+    st.info(lessons.section_text(SLUG, "ended"), icon="🏁")
+    new_session_button()
+    st.stop()
+
+engine = ui_live.engine()
+join_url = ui_poll.page_url(SLUG, ui_live.JOIN_SLUG, code=session.code)
+with ui_live.database_guard():
+    shown = live.view(engine, session.id)
+current = shown.question if shown else None
+
+
+def join_panel(big: bool) -> None:
+    """The join code, link and QR code: large before the first question, a strip after."""
+    if big:
+        share, qr = st.columns([3, 2], gap="large")
+        with share:
+            lessons.render(SLUG, "join", code=session.code)
+            st.title(session.code, anchor=False)  # the code's alphabet has no Markdown characters
+            st.code(join_url, language=None, wrap_lines=True)
+        qr.image(ui_poll.qr_png(join_url), width=260, caption="Scan to join", output_format="PNG")
+        return
+    strip, qr = st.columns([4, 1], vertical_alignment="center")
+    strip.markdown(f"📱 Join: **{session.code}** · `{join_url}`")
+    with qr.popover("QR code"):
+        st.image(ui_poll.qr_png(join_url), width=260, caption="Scan to join", output_format="PNG")
+
+
+join_panel(big=current is None and not live.history(engine, session.id))
+
+
+# ── The projector: the current question, re-read every second ─────────────────────────────────
+
+def recent(question: live.Question, n: int) -> str:
+    """'12 votes in the last minute', from the counts this screen has seen (no vote time is stored)."""
+    now = time.monotonic()
+    history = st.session_state.setdefault(f"live_counts_{question.id}_{question.round}", [])
+    history.append((now, n))
+    while len(history) > 1 and history[1][0] <= now - RATE_WINDOW:
+        history.pop(0)
+    since, then = history[0]
+    seconds = now - since
+    if seconds < 1:
+        return "votes per minute from the next update"
+    window = "the last minute" if RATE_WINDOW <= seconds <= RATE_WINDOW + 3 else f"the last {seconds:.0f} s"
+    return f"{n - then} vote{'s' if n - then != 1 else ''} in {window}"
+
+
+def status(question: live.Question, n: int) -> None:
+    state = ("✅ **Revealed**" if question.revealed else "🔒 **Voting closed**" if question.closed
+             else "🟢 **Voting open**")
+    rounds = f"round {question.round} · " if question.kind == live.KIND_QUIZ else ""
+    st.markdown(f"{state} · {rounds}**{n}** of at most {session.class_size} votes · "
+                f"{recent(question, n)}")
+    if n >= session.class_size and question.accepts_votes:
+        st.warning(lessons.section_text(SLUG, "class-full", n=n, size=session.class_size,
+                                        refused=question.refused), icon="👥")
+    elif question.refused:
+        st.caption(f"{question.refused} vote(s) refused on this question: the round was full.")
+
+
+def project_quiz(question: live.Question) -> None:
+    slug = question.ref.split("/", 1)[0]
+    st.caption(f"Quiz from “{TITLES.get(slug, slug)}”")
+    st.markdown(f"### {question.prompt}")
+    for i, option in enumerate(question.options):
+        right = question.revealed and i == question.answer
+        st.markdown(f"{'✅ ' if right else ''}**{option_letter(i)}.** {option}")
+    tally = live.tally(engine, question.id, len(question.options))
+    status(question, sum(tally.get(question.round, [])))
+    if question.round == 2 and not question.revealed:
+        lessons.render(SLUG, "round-two")
+    if question.show_votes or question.revealed:
+        chart(votes_figure(len(question.options), tally,
+                           question.answer if question.revealed else None))
+    else:
+        lessons.render(SLUG, "votes-hidden")
+    if question.revealed and question.explanation:
+        st.markdown(f"**Why:** {question.explanation}")
+
+
+def project_game(question: live.Question) -> None:
+    eps = question.epsilon
+    st.markdown(f"### In or out? (ε = {eps:g})")
+    st.markdown(question.prompt)
+    result = live.game_result(engine, question.id)
+    status(question, result.n)
+    if not (question.show_votes or question.revealed):
+        lessons.render(SLUG, "votes-hidden")
+        return
+    point = (result.fpr, result.tpr) if result.tpr is not None and result.fpr is not None else None
+    chart(game_figure(eps, game.bound_curve(eps), game.laplace_curve(eps), point, result.n))
+    if point is None:
+        lessons.render(SLUG, "game-none")
+        return
+    lessons.render(SLUG, "game-result", n=result.n, dealt_in=result.dealt_in,
+                   dealt_out=result.dealt_out, tpr=result.tpr, fpr=result.fpr,
+                   accuracy=result.accuracy, best=game.best_accuracy(eps),
+                   ceiling=game.accuracy_ceiling(eps), eps=eps)
+    inside = result.tpr <= max_true_positive_rate(result.fpr, eps) + 1e-12
+    lessons.render(SLUG, "game-inside" if inside else "game-outside", n=result.n)
+    bound = result.epsilon_lower_bound()
+    if bound:
+        lessons.render(SLUG, "game-bound" if bound <= eps else "game-bound-over", bound=bound, eps=eps)
+    else:
+        lessons.render(SLUG, "game-no-bound")
+
+
+def project_poll(question: live.Question) -> None:
+    lessons.render(SLUG, "game-poll", code=question.ref)
+    poll = store.find_poll(engine, question.ref)
+    if poll is None:
+        st.warning("This poll no longer exists.")
+        return
+    st.markdown(f"### {ui_poll.plain(poll.question)}")
+    randomized = store.answers(engine, poll.id)
+    state = "🔒 closed" if poll.closed else "⌛ ended" if poll.expired else "🟢 open"
+    st.markdown(f"Poll **{poll.code}** ({ui_poll.epsilon_label(poll)}) · {state} · "
+                f"**{len(randomized)}** of at most {poll.class_size} answers")
+    if randomized:
+        running = rr_running_estimates(randomized, poll.epsilon)
+        estimate, lower, upper = (100 * running[key][-1] for key in ("estimate", "lower", "upper"))
+        st.metric("Debiased estimate", f"{estimate:.0f}%", delta=f"95%: {lower:.0f}–{upper:.0f}%",
+                  delta_color="off", delta_arrow="off")
+        chart(estimate_figure(running, ui_poll.epsilon_label(poll)))
+    st.page_link(f"app_pages/{ui_poll.INSTRUCTOR_SLUG}.py", icon="📊",
+                 label=f"Open poll {poll.code}'s controls", query_params={"code": poll.code})
+
+
+@st.fragment(run_every=ui_live.PROJECTOR_SECONDS)
+def projector() -> None:
+    with ui_live.database_guard():
+        now = live.view(engine, session.id)
+        question = now.question if now else None
+        if question is None:
+            lessons.render(SLUG, "no-question")
+        elif question.kind == live.KIND_QUIZ:
+            project_quiz(question)
+        elif question.kind == live.KIND_GAME:
+            project_game(question)
+        else:
+            project_poll(question)
+
+
+projector()
+
+
+# ── The controls for the current question ────────────────────────────────────────────────────
+
+def act(action, *args) -> None:
+    """Run an instructor action, tell this process's phones at once, and redraw."""
+    try:
+        with ui_live.database_guard():
+            action(engine, session.id, *args)
+    except live.LiveInputError as problem:
+        st.session_state["live_problem"] = str(problem)
+    ui_live.published(session.id)
+
+
+if current is not None:
+    controls = st.columns(5)
+    votable = current.kind != live.KIND_POLL
+    if votable and not current.revealed:
+        controls[0].button("🙈 Hide votes" if current.show_votes else "👁️ Show votes",
+                           key="live_show_votes", on_click=act,
+                           args=(live.set_show_votes, current.id, not current.show_votes))
+    if current.kind == live.KIND_QUIZ and current.round == 1 and not current.revealed:
+        controls[1].button("🔁 Vote again (round 2)", key="live_round_two", on_click=act,
+                           args=(live.start_round_two, current.id),
+                           help="After the discussion: a second round; round 1's votes stay.")
+    if votable and not current.revealed:
+        controls[2].button("🔓 Reopen voting" if current.closed else "🔒 Close voting",
+                           key="live_close", on_click=act,
+                           args=(live.set_closed, current.id, not current.closed))
+        controls[3].button("✅ Reveal", key="live_reveal", type="primary", on_click=act,
+                           args=(live.reveal, current.id),
+                           help="The right answer and its explanation, here and on every phone.")
+    controls[4].button("⏭️ Next (clear the phones)", key="live_next", on_click=act,
+                       args=(live.clear,),
+                       help="Close this question; the phones wait for the next one.")
+problem = st.session_state.pop("live_problem", None)
+if problem:
+    st.error(problem, icon="✏️")
+
+
+# ── What to ask next ─────────────────────────────────────────────────────────────────────────
+
+def push(kind: str) -> None:
+    try:
+        with ui_live.database_guard():
+            if kind == live.KIND_QUIZ:
+                slug = st.session_state["live_pick_lesson"]
+                ui_live.push_lesson_quiz(session.id, slug, st.session_state["live_pick_quiz"])
+            elif kind == live.KIND_GAME:
+                live.push_game(engine, session.id, float(st.session_state["live_game_eps"]))
+            else:
+                live.push_poll(engine, session.id, st.session_state.get("live_poll_code") or "")
+    except live.LiveInputError as problem:
+        st.session_state["live_problem"] = str(problem)
+    ui_live.published(session.id)
+
+
+st.divider()
+ask_quiz, play, poll_tab = st.tabs(["📝 Ask a lesson quiz", "🎲 Play “In or out?”", "🪙 Send phones to a class poll"])
+with ask_quiz:
+    quiz_lessons = ui_live.quiz_lessons()
+    slug = st.selectbox("Lesson", [lesson.slug for lesson in quiz_lessons], key="live_pick_lesson",
+                        format_func=TITLES.get)
+    quizzes = lessons.quizzes(slug)
+    st.selectbox("Quiz", list(quizzes), key="live_pick_quiz",
+                 format_func=lambda quiz_id: quizzes[quiz_id].question[:140]
+                 + ("…" if len(quizzes[quiz_id].question) > 140 else ""))
+    st.button("📣 Ask the class", key="live_push_quiz", type="primary", on_click=push,
+              args=(live.KIND_QUIZ,))
+    st.caption("Each lesson's quizzes also have an *Ask the class* button on the lesson page, "
+               "shown only in this browser while this session runs.")
+with play:
+    st.select_slider("ε for this game", list(game.EPSILONS), value=1.0, key="live_game_eps",
+                     format_func=lambda e: f"{e:g}")
+    st.button("🎲 Deal the counts", key="live_push_game", type="primary", on_click=push,
+              args=(live.KIND_GAME,))
+with poll_tab:
+    mine = (st.session_state.get(ui_poll.ADMIN_KEY) or {}).get("code")
+    st.text_input("Poll code", value=mine or "", key="live_poll_code", max_chars=20,
+                  placeholder="e.g. K7PQ3M", help="The code of a poll made on “Class poll — instructor”.")
+    st.button("🪙 Send the phones to this poll", key="live_push_poll", type="primary",
+              on_click=push, args=(live.KIND_POLL,))
+    st.page_link(f"app_pages/{ui_poll.INSTRUCTOR_SLUG}.py", icon="📊",
+                 label="Create a poll first (opens Class poll — instructor)")
+
+
+# ── The session ──────────────────────────────────────────────────────────────────────────────
+
+with st.expander("Questions so far"):
+    with ui_live.database_guard():
+        asked = live.history(engine, session.id)
+    if not asked:
+        st.caption("None yet.")
+    for number, question in enumerate(asked, start=1):
+        left, right = st.columns([5, 1], vertical_alignment="center")
+        label = {"quiz": "Quiz", "game": f"Game, ε = {question.epsilon or 0:g}", "poll": f"Poll {question.ref}"}
+        flags = "revealed" if question.revealed else "closed" if question.closed else "live"
+        left.markdown(f"{number}. **{label[question.kind]}** ({flags}): {ui_poll.plain(question.prompt[:90])}")
+        if current is None or question.id != current.id:
+            right.button("Show again", key=f"live_again_{question.id}", on_click=act,
+                         args=(live.show_again, question.id))
+
+def save_class_size() -> None:
+    act(live.set_class_size, int(st.session_state["live_class_size_edit"]))
+
+
+st.divider()
+size, end, new = st.columns(3)
+with size, st.popover("👥 Class size…"):
+    st.markdown(f"A question takes at most **{session.class_size}** votes per round.")
+    st.number_input("Class size", min_value=store.CLASS_SIZE_MIN,
+                               max_value=store.CLASS_SIZE_MAX, value=session.class_size, step=1,
+                               key="live_class_size_edit")
+    st.button("Save the class size", key="live_class_size_save", on_click=save_class_size)
+with end, st.popover("🏁 End the session…"):
+    st.markdown("End the session? The phones say it has ended, and it takes no more questions.")
+    st.button("End the live session", key="live_end", on_click=act, args=(live.end_session,))
+with new:
+    new_session_button()
+
+with st.expander("🔑 Private admin link: do not project"):
+    st.markdown(lessons.section_text(SLUG, "admin-link"))
+    if st.button("Show the admin link", key="live_show_admin_link"):
+        st.code(ui_poll.page_url(SLUG, SLUG, code=session.code, admin=token), language=None,
+                wrap_lines=True)
+        st.caption("The token is the long part after admin=. It disappears from this page at "
+                   "your next click.")
+with st.expander("How the phones follow, and what is stored"):
+    st.markdown(lessons.section_text(SLUG, "how-it-works"))
+lessons.instructor_notes(SLUG)

@@ -1,0 +1,217 @@
+"""Live class, the student's side: join once, then follow the instructor's current question."""
+
+import time
+
+import streamlit as st
+
+from classroom import game, limits, live, store
+from ui import lessons
+from ui import live as ui_live
+from ui import poll as ui_poll
+from ui.charts.live import option_letter
+from ui.params import url_value
+
+SLUG = ui_live.JOIN_SLUG
+CODE_KEY = "code"
+VOTES_KEY = "live_my_votes"  # {question id: {round: choice}}, read from the database once per question
+NOTICE_KEY = "live_notice"  # a refusal to show once, next to the question
+
+st.title("Live class")
+ui_poll.session_started()  # a new session's wait before voting starts now
+
+
+def _go_to_code() -> None:
+    code = store.normalise_code(st.session_state.get("live_join_code_input", ""))
+    if code is None:
+        st.session_state["live_join_code_error"] = True
+    else:
+        st.session_state.pop("live_join_code_error", None)
+        st.query_params[CODE_KEY] = code
+
+
+def code_form(problem: str | None = None) -> None:
+    """Where a student lands without a usable code: say what is wrong, then ask for the code."""
+    if problem:
+        st.warning(problem, icon="⚠️")
+    lessons.render(SLUG, "enter-code")
+    with st.form("live_join_form", border=False):
+        st.text_input("Join code", max_chars=20, key="live_join_code_input",
+                      placeholder="e.g. K7PQ3M", autocomplete="off")
+        st.form_submit_button("Join", type="primary", on_click=_go_to_code)
+    if st.session_state.get("live_join_code_error"):
+        st.error(f"A join code is {store.CODE_LENGTH} letters and digits, like K7PQ3M "
+                 "(no 0, 1, I or O). Check the code on the projector and type it again.")
+    st.stop()
+
+
+raw_code = url_value(CODE_KEY)
+if not raw_code:
+    lessons.render(SLUG, "intro")
+    code_form()
+
+code = store.normalise_code(raw_code)
+if code is None:
+    code_form("The code in this link is not a live-class code. "
+              f"A join code is {store.CODE_LENGTH} letters and digits, like K7PQ3M.")
+
+# Codes that match no open session slow down, as on the poll's join page (shared counters).
+address = ui_poll.client_address()
+wait = max(ui_poll.attempt_wait("join"), ui_poll.failed_joins_limiter().wait(address, time.monotonic()))
+if wait > 0:
+    code_form(lessons.section_text(SLUG, "too-many-codes", wait=ui_poll.say_seconds(wait)))
+
+with ui_live.database_guard():
+    session = live.find_session(ui_live.engine(), code)
+if session is None or not session.open:
+    if session is None or session.expired:
+        ui_poll.record_failure("join")
+        ui_poll.failed_joins_limiter().record(address, time.monotonic())
+    if session is None:
+        code_form(lessons.section_text(SLUG, "no-such-code", code=code))
+    code_form(lessons.section_text(SLUG, "ended", code=code, hours=live.SESSION_LIFETIME_HOURS))
+
+device = ui_live.device_id()
+st.caption(f"Live session {session.code}")
+if device is None:
+    ui_live.wait_for_device()
+    st.stop()
+
+
+def my_votes(question: live.Question) -> dict[int, int]:
+    """This device's votes on the question, read from the database the first time it is shown
+    (so a reload or a second tab knows them) and kept in the session after that."""
+    known = st.session_state.setdefault(VOTES_KEY, {})
+    if question.id not in known:
+        with ui_live.database_guard():
+            known[question.id] = live.device_votes(ui_live.engine(), session.id, question.id, device)
+    return known[question.id]
+
+
+REFUSALS = {
+    live.Vote.CLOSED: ("closed", "🔒"),
+    live.Vote.NOT_CURRENT: ("moved-on", "⏭️"),
+    live.Vote.WRONG_ROUND: ("moved-on", "⏭️"),
+    live.Vote.CLASS_FULL: ("class-full", "👥"),
+    live.Vote.ADDRESS_FULL: ("address-full", "👥"),
+    live.Vote.ENDED: ("session-ended", "🏁"),
+}
+
+
+def cast(question: live.Question, choice: int) -> None:
+    with ui_live.database_guard():
+        result = live.vote(ui_live.engine(), session.id, question.id, question.round, device,
+                           choice, address=ui_poll.client_address())
+    if result in (live.Vote.RECORDED, live.Vote.DUPLICATE):
+        st.session_state.setdefault(VOTES_KEY, {}).pop(question.id, None)  # re-read: the first vote stands
+    elif result in REFUSALS:
+        st.session_state[NOTICE_KEY] = (question.id, *REFUSALS[result])
+    else:  # UNKNOWN, WRONG_SESSION, INVALID_CHOICE, NOT_VOTABLE: a stale or forged click
+        st.session_state[NOTICE_KEY] = (question.id, "moved-on", "⏭️")
+    ui_live.session_cache().invalidate(session.id)  # show the state the refusal found
+
+
+def notice(question: live.Question) -> None:
+    shown = st.session_state.pop(NOTICE_KEY, None)
+    if shown is not None and shown[0] == question.id:
+        _, section, icon = shown
+        st.info(lessons.section_text(SLUG, section, size=session.class_size), icon=icon)
+
+
+def vote_buttons(question: live.Question, labels: list[str]) -> None:
+    remaining = ui_poll.warmup_remaining()
+    if remaining > 0:  # the buttons are not drawn at all: clicks from a replayed id are dropped
+        st.info(lessons.section_text(SLUG, "wait-to-answer", wait=ui_poll.say_seconds(remaining),
+                                     warmup=f"{limits.SESSION_WARMUP_SECONDS:g}"), icon="⏳")
+        return
+    for i, label in enumerate(labels):
+        st.button(label, key=f"live_vote_{question.id}_{question.round}_{i}", width="stretch",
+                  on_click=cast, args=(question, i))
+
+
+def show_quiz(question: live.Question) -> None:
+    votes = my_votes(question)
+    if question.round == 2 and not question.revealed:
+        lessons.render(SLUG, "round-two")
+    st.markdown(f"#### {question.prompt}")
+    labels = [f"{option_letter(i)}. {option}" for i, option in enumerate(question.options)]
+    mine = votes.get(question.round)
+    if question.revealed:
+        right = labels[question.answer]
+        for i, label in enumerate(labels):
+            st.markdown(f"{'✅ **' + label + '**' if i == question.answer else label}")
+        said = [f"round {r}: {option_letter(c)}" for r, c in sorted(votes.items())]
+        if said:
+            st.caption("Your votes: " + ", ".join(said))
+        last = votes.get(max(votes)) if votes else None
+        if last is not None:
+            verdict = "right" if last == question.answer else "wrong"
+            st.markdown(lessons.section_text(SLUG, verdict, answer=right))
+        if question.explanation:
+            st.markdown(question.explanation)
+        return
+    notice(question)
+    if mine is not None:
+        st.success(lessons.section_text(SLUG, "voted", choice=labels[mine]), icon="✅")
+    elif question.accepts_votes:
+        vote_buttons(question, labels)
+    else:
+        st.info(lessons.section_text(SLUG, "closed"), icon="🔒")
+
+
+def show_game(question: live.Question) -> None:
+    dealt = live.deal_for(question, device)
+    eps = question.epsilon
+    st.markdown(f"#### {question.prompt}")
+    lessons.render(SLUG, "game-count", output=dealt.output, scale=1 / eps, eps=eps)
+    mine = my_votes(question).get(1)
+    if question.revealed:
+        best = game.best_guess(dealt.output)
+        st.markdown(lessons.section_text(
+            SLUG, "game-reveal", world="D (Alex in)" if dealt.in_data else "D′ (Alex out)",
+            threshold=game.THRESHOLD, best="“in”" if best == game.GUESS_IN else "“out”",
+            best_accuracy=game.best_accuracy(eps), ceiling=game.accuracy_ceiling(eps), eps=eps))
+        if mine is not None:
+            right = (mine == game.GUESS_IN) == dealt.in_data
+            st.markdown(f"You guessed **{question.options[mine]}**: "
+                        + ("right." if right else "wrong."))
+        return
+    notice(question)
+    if mine is not None:
+        st.success(lessons.section_text(SLUG, "voted", choice=question.options[mine]), icon="✅")
+    elif question.accepts_votes:
+        vote_buttons(question, list(question.options))
+    else:
+        st.info(lessons.section_text(SLUG, "closed"), icon="🔒")
+
+
+def show_poll(question: live.Question) -> None:
+    lessons.render(SLUG, "poll")
+    st.markdown(f"#### {ui_poll.plain(question.prompt)}")
+    st.page_link(f"app_pages/{ui_poll.JOIN_SLUG}.py", label=f"Answer the class poll {question.ref}",
+                 icon="🪙", query_params={"code": question.ref})
+
+
+@st.fragment(run_every=ui_live.FOLLOW_SECONDS)
+def follow() -> None:
+    """Every FOLLOW_SECONDS: the session's current question, from the process's shared cache
+    (one cheap read per process and half second, whatever the number of phones)."""
+    with ui_live.database_guard():
+        current = ui_live.session_cache().view(ui_live.engine(), session.id)
+    if current is None or not current.session.open:
+        st.info(lessons.section_text(SLUG, "session-ended"), icon="🏁")
+        return
+    question = current.question
+    if question is None:
+        st.info(lessons.section_text(SLUG, "waiting"), icon="⏳")
+    elif question.kind == live.KIND_QUIZ:
+        show_quiz(question)
+    elif question.kind == live.KIND_GAME:
+        show_game(question)
+    else:
+        show_poll(question)
+
+
+follow()
+
+with st.expander("One vote per device: what this page can and cannot stop"):
+    st.markdown(lessons.section_text(SLUG, "integrity"))

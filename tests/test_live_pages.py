@@ -1,0 +1,387 @@
+"""The live-class pages through app.py (AppTest): start → push a quiz → phones vote → show votes →
+round 2 → reveal; the game; a poll pushed by reference; "Ask the class" on a lesson quiz; and
+every bad input (wrong, expired or malformed codes, closed questions, stale clicks, malformed
+device ids, wrong admin tokens) gets a message, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import update
+
+from classroom import limits, live, store
+from tests.conftest import app_test, assert_clean, chart_specs, lesson
+from ui import lessons
+from ui import live as ui_live
+from ui import poll as ui_poll
+
+INSTRUCTOR = lesson("live-instructor")
+JOIN = lesson("live-join")
+PHONE_A, PHONE_B, PHONE_C = ("phone-aaaaaaaaaaaaaaaa", "phone-bbbbbbbbbbbbbbbb", "phone-cccccccccccccccc")
+
+
+@pytest.fixture(autouse=True)
+def database(tmp_path, monkeypatch) -> str:
+    url = f"sqlite:///{tmp_path / 'poll.sqlite3'}"
+    monkeypatch.setenv(store.DATABASE_URL_ENV, url)
+    return url
+
+
+@pytest.fixture(autouse=True)
+def fresh_limits(monkeypatch):
+    """No new-session wait (one test puts it back), fresh per-address counters, and a fresh
+    shared view cache (every test has its own database)."""
+    monkeypatch.setattr(limits, "SESSION_WARMUP_SECONDS", 0.0)
+    ui_poll._address_limiter.clear()
+    ui_live.session_cache.clear()
+    yield
+    ui_poll._address_limiter.clear()
+    ui_live.session_cache.clear()
+
+
+@pytest.fixture
+def engine(database):
+    engine = store.make_engine(database)
+    live.ensure_schema(engine)
+    yield engine
+    engine.dispose()
+
+
+def text_of(at) -> str:
+    parts = [m.value for m in at.markdown]
+    for kind in ("caption", "code", "error", "warning", "info", "success", "title"):
+        parts += [str(element.value) for element in at.get(kind)]
+    return " ".join(parts)
+
+
+def param(at, key: str) -> str | None:
+    value = at.query_params.get(key)
+    return value[0] if isinstance(value, list) else value
+
+
+def start(class_size: int | None = None):
+    """The instructor starts a session; returns the AppTest (still running it) and the code."""
+    at = app_test(INSTRUCTOR)
+    if class_size is not None:
+        at.number_input(key="live_new_class_size").set_value(class_size)
+    at.button(key="live_create").click().run()
+    assert_clean(at)
+    return at, param(at, "code")
+
+
+def phone(code: str, device: str | None = PHONE_A, **extra):
+    query = {"code": code, **({"dev": device} if device else {}), **extra}
+    at = app_test(JOIN, query)
+    assert_clean(at)
+    return at
+
+
+def vote_buttons(at) -> list:
+    return [b for b in at.button if b.key and b.key.startswith("live_vote_")]
+
+
+def push_quiz(at, slug: str = "laplace", quiz_id: str = "clamping"):
+    at.selectbox(key="live_pick_lesson").set_value(slug).run()
+    at.selectbox(key="live_pick_quiz").set_value(quiz_id).run()
+    at.button(key="live_push_quiz").click().run()
+    assert_clean(at)
+    return at
+
+
+def click(at, key: str):
+    at.button(key=key).click().run()
+    assert_clean(at)
+    return at
+
+
+# ── A whole quiz, two rounds ────────────────────────────────────────────────────────────────
+
+def test_start_shows_the_code_qr_and_link_and_keeps_the_token_out_of_the_url():
+    at, code = start()
+    assert code and len(code) == store.CODE_LENGTH
+    assert "admin" not in at.query_params
+    assert code in text_of(at)
+    assert any(f"live-join?code={code}" in c.value for c in at.code)
+    assert at.get("imgs") or at.get("image"), "a QR code"
+    assert "No question on the phones yet" in text_of(at)
+    assert not any("admin=" in c.value for c in at.code)  # only on request
+    at.button(key="live_show_admin_link").click().run()
+    assert any("admin=" in c.value for c in at.code)
+
+
+def test_a_quiz_runs_two_rounds_and_the_reveal_reaches_every_phone(engine):
+    teacher, code = start()
+    push_quiz(teacher)
+    quiz = lessons.quizzes("laplace")["clamping"]
+
+    phones = {name: phone(code, device) for name, device in
+              (("a", PHONE_A), ("b", PHONE_B), ("c", PHONE_C))}
+    for at in phones.values():
+        assert quiz.question in text_of(at)
+        assert len(vote_buttons(at)) == len(quiz.options)
+    # Round 1: a and b pick the right option, c another one.
+    wrong = (quiz.answer + 1) % len(quiz.options)
+    for name, choice in (("a", quiz.answer), ("b", quiz.answer), ("c", wrong)):
+        vote_buttons(phones[name])[choice].click().run()
+        assert_clean(phones[name])
+        assert "Your vote is in" in text_of(phones[name])
+        assert not vote_buttons(phones[name])
+
+    teacher.run()
+    assert "**3** of at most 30 votes" in text_of(teacher)
+    assert not chart_specs(teacher), "votes stay hidden until Show votes"
+    click(teacher, "live_show_votes")
+    (spec,) = chart_specs(teacher)
+    assert len(spec["data"]) == 1 and spec["data"][0]["name"].startswith("round 1 (3 votes)")
+
+    # Round 2: the phones get their buttons back, and the projector shows both rounds.
+    click(teacher, "live_round_two")
+    assert not chart_specs(teacher) and "Round 2" in text_of(teacher)
+    for name, at in phones.items():
+        at.run()
+        assert "Round 2: vote again" in text_of(at)
+        assert len(vote_buttons(at)) == len(quiz.options), name
+    vote_buttons(phones["c"])[quiz.answer].click().run()  # c changed its mind, and b did too
+    vote_buttons(phones["a"])[quiz.answer].click().run()
+    vote_buttons(phones["b"])[wrong].click().run()
+    click(teacher, "live_show_votes")
+    (spec,) = chart_specs(teacher)
+    assert [trace["name"] for trace in spec["data"]] == ["round 1 (3 votes)", "round 2 (3 votes)"]
+    assert round(spec["data"][1]["y"][quiz.answer]) == 67
+
+    click(teacher, "live_reveal")
+    assert f"**Why:** {quiz.explanation}" in text_of(teacher)
+    (spec,) = chart_specs(teacher)
+    assert "✓" in json.dumps(spec["layout"]["xaxis"]["ticktext"], ensure_ascii=False)
+    for name, at in phones.items():
+        at.run()
+        shown = text_of(at)
+        assert quiz.explanation in shown and not vote_buttons(at)
+        assert ("You were right" in shown) == (name in ("a", "c")), name
+    assert f"round 1: {'ABCD'[wrong]}, round 2: {'ABCD'[quiz.answer]}" in text_of(phones["c"])
+
+
+def test_a_reloaded_phone_cannot_vote_twice(engine):
+    teacher, code = start()
+    push_quiz(teacher)
+    first = phone(code, PHONE_A)
+    vote_buttons(first)[0].click().run()
+    reloaded = phone(code, PHONE_A)  # a new browser session: the same device id
+    assert "Your vote is in" in text_of(reloaded) and not vote_buttons(reloaded)
+    session = live.find_session(engine, code)
+    question = live.view(engine, session.id).question
+    assert live.vote_count(engine, question.id, 1) == 1
+
+
+def test_next_clears_the_phones_and_a_stale_click_is_told_the_class_moved_on(engine):
+    teacher, code = start()
+    push_quiz(teacher)
+    at = phone(code)
+    stale = vote_buttons(at)
+    click(teacher, "live_next")
+    ui_live.session_cache.clear()
+    stale[0].click().run()
+    assert_clean(at)
+    shown = text_of(at)
+    assert "Waiting for the next question" in shown
+    session = live.find_session(engine, code)
+    assert live.history(engine, session.id)[0].closed
+    push_quiz(teacher, "composition", next(iter(lessons.quizzes("composition"))))
+    at.run()
+    assert vote_buttons(at)
+
+
+def test_a_closed_question_takes_no_vote_and_says_so(engine):
+    teacher, code = start()
+    push_quiz(teacher)
+    at = phone(code)
+    buttons = vote_buttons(at)
+    click(teacher, "live_close")
+    buttons[1].click().run()
+    assert_clean(at)
+    assert "Voting on this question is closed" in text_of(at)
+    assert not vote_buttons(at)
+    question = live.view(engine, live.find_session(engine, code).id).question
+    assert live.vote_count(engine, question.id, 1) == 0
+
+
+def test_a_full_round_refuses_and_both_screens_say_so(engine):
+    teacher, code = start(class_size=2)
+    push_quiz(teacher)
+    for device in (PHONE_A, PHONE_B):
+        at = phone(code, device)
+        vote_buttons(at)[0].click().run()
+    late = phone(code, PHONE_C)
+    vote_buttons(late)[0].click().run()
+    assert "already has 2 votes" in text_of(late)
+    teacher.run()
+    assert "This round is full" in text_of(teacher) and "1 refused" in text_of(teacher)
+
+
+# ── The game and the poll ───────────────────────────────────────────────────────────────────
+
+def test_the_game_deals_counts_and_plots_the_class_against_the_bound(engine):
+    teacher, code = start()
+    click(teacher, "live_push_game")
+    phones = []
+    for i in range(8):
+        at = phone(code, f"game-device-{i:010d}")
+        assert "The released count your phone was dealt" in text_of(at)
+        vote_buttons(at)[i % 2].click().run()
+        assert "Your vote is in" in text_of(at)
+        phones.append(at)
+    again = phone(code, "game-device-0000000000")  # the same count after a reload
+    dealt = [line for line in text_of(again).split("**") if line.replace(".", "").replace("-", "").isdigit()]
+    assert dealt and dealt[0] in text_of(phones[0])
+    click(teacher, "live_show_votes")
+    (spec,) = chart_specs(teacher)
+    assert spec["layout"]["title"]["text"].startswith("The class as an attacker, ε = 1")
+    assert [trace["name"].startswith("the class") for trace in spec["data"]][-1]
+    assert "**8 guesses**" in text_of(teacher)
+    click(teacher, "live_reveal")
+    phones[0].run()
+    assert "Your count came from" in text_of(phones[0])
+
+
+@pytest.mark.parametrize("eps", ["0.25", "5"])
+def test_the_game_at_the_ends_of_its_epsilon_range(eps):
+    teacher, code = start()
+    teacher.select_slider(key="live_game_eps").set_value(float(eps)).run()
+    click(teacher, "live_push_game")
+    at = phone(code)
+    vote_buttons(at)[0].click().run()
+    click(teacher, "live_reveal")
+    assert f"ε = {eps}" in text_of(teacher)
+    at.run()
+    assert_clean(at)
+
+
+def test_a_poll_is_pushed_by_reference_and_the_projector_shows_its_estimate(engine):
+    teacher, code = start()
+    poll, _ = store.create_poll(engine, "Copied homework?", store.PROTOCOL_COINS, math.log(3),
+                                class_size=30)
+    for i in range(4):
+        store.submit_answer(engine, poll.id, f"poll-session-{i}", i % 2)
+    teacher.text_input(key="live_poll_code").input(poll.code).run()
+    click(teacher, "live_push_poll")
+    assert "Copied homework?" in text_of(teacher) and "**4** of at most 30 answers" in text_of(teacher)
+    assert chart_specs(teacher), "the debiased estimate as answers arrive"
+    at = phone(code)
+    links = [link for link in at.get("page_link")]
+    assert any(poll.code in link.proto.label for link in links)
+    teacher.text_input(key="live_poll_code").input("ZZZZZZ").run()
+    click(teacher, "live_push_poll")
+    assert "no class poll with that code" in text_of(teacher)
+
+
+# ── "Ask the class" beside a lesson quiz ────────────────────────────────────────────────────
+
+def test_ask_the_class_appears_only_for_the_instructor_and_pushes_the_quiz(engine):
+    student_view = app_test(lesson("laplace"))
+    assert not [b for b in student_view.button if b.key and b.key.endswith("_ask")]
+
+    teacher, code = start()
+    teacher.switch_page(lesson("laplace").script).run()
+    assert_clean(teacher)
+    asks = [b for b in teacher.button if b.key and b.key.endswith("_ask")]
+    assert asks, "one 'Ask the class' per quiz on the page"
+    asks[0].click().run()
+    assert_clean(teacher)
+    session = live.find_session(engine, code)
+    pushed = live.view(engine, session.id).question
+    assert pushed.kind == live.KIND_QUIZ and pushed.ref.startswith("laplace/")
+    assert any("Live on the phones" in link.proto.label for link in teacher.get("page_link"))
+    assert pushed.prompt in text_of(phone(code))
+
+
+# ── Bad input ───────────────────────────────────────────────────────────────────────────────
+
+@pytest.mark.parametrize("raw", ["abc", "0OOOOO", "K7PQ3M" * 40, "<script>", "💥", "K7P Q3M\x00"])
+def test_a_malformed_code_gets_a_message_and_the_form(raw):
+    at = app_test(JOIN, {"code": raw})
+    assert_clean(at)
+    assert "not a live-class code" in text_of(at)
+    assert at.text_input(key="live_join_code_input")
+
+
+def test_an_unknown_code_gets_a_message():
+    at = phone("ZZZZZZ")
+    assert "No live session has the code ZZZZZZ" in text_of(at)
+
+
+def test_an_expired_or_ended_session_says_so(engine):
+    teacher, code = start()
+    session = live.find_session(engine, code)
+    click(teacher, "live_end")
+    assert "This live session has ended" in text_of(teacher)
+    assert "has ended" in text_of(phone(code))
+    other, _ = live.create_session(engine, class_size=30)
+    with engine.begin() as conn:
+        conn.execute(update(live.sessions).where(live.sessions.c.id == other.id).values(
+            created_at=live._now() - live.SESSION_LIFETIME - timedelta(minutes=1)))
+    assert f"The live session {other.code} has ended" in text_of(phone(other.code))
+    assert session.id != other.id
+
+
+@pytest.mark.parametrize("dev", ["short", "x" * 65, "bad id!!!!!!!!!!!!!!", "ü" * 20, ""])
+def test_a_malformed_device_id_in_the_link_is_replaced(engine, dev):
+    teacher, code = start()
+    push_quiz(teacher)
+    at = phone(code, None, dev=dev)
+    if dev:
+        assert "device id in this link was not usable" in text_of(at)
+    # Without a usable id and before the browser reports one, the page waits, then makes one.
+    if not live.plausible_device_id(param(at, "dev")):
+        assert "Connecting this device" in text_of(at)
+        for _ in range(ui_live.DEVICE_WAIT_TICKS + 1):
+            at.run()
+    assert live.plausible_device_id(param(at, "dev"))
+    assert vote_buttons(at)
+
+
+def test_a_new_page_waits_before_its_vote_buttons(monkeypatch):
+    monkeypatch.setattr(limits, "SESSION_WARMUP_SECONDS", 60.0)
+    teacher, code = start()
+    push_quiz(teacher)
+    at = phone(code)
+    assert not vote_buttons(at)
+    assert "The vote buttons appear in" in text_of(at)
+
+
+@pytest.mark.parametrize("query", [{"code": "abc"}, {"code": "ZZZZZZ"}, {"code": "ZZZZZZ", "admin": "x" * 43},
+                                   {"code": "ZZZZZZ", "admin": "<b>" * 300}])
+def test_the_instructor_page_with_a_bad_link_offers_the_token_box(query):
+    at = app_test(INSTRUCTOR, query)
+    assert_clean(at)
+    assert "admin" not in at.query_params
+    shown = text_of(at)
+    assert "not valid" in shown or "need the live session's private admin token" in shown
+    assert not [b for b in at.button if b.key in ("live_push_quiz", "live_reveal")]
+
+
+def test_another_sessions_admin_cannot_open_this_session(engine):
+    teacher, code = start()
+    other, other_token = live.create_session(engine, class_size=30)
+    at = app_test(INSTRUCTOR, {"code": code, "admin": other_token})
+    assert "need the live session's private admin token" in text_of(at)
+    at = app_test(INSTRUCTOR, {"code": other.code, "admin": other_token})
+    assert "No question on the phones yet" in text_of(at)
+
+
+def test_a_wrong_token_typed_in_the_box_is_refused_and_the_right_one_opens(engine):
+    teacher, code = start()
+    token = teacher.session_state[ui_live.ADMIN_KEY]["token"]
+    at = app_test(INSTRUCTOR, {"code": code})  # a restarted server, or another browser
+    box = at.text_input(key="live_admin_input")
+    assert box.proto.type == box.proto.PASSWORD
+    box.input("A" * 43)
+    next(b for b in at.button if b.label == "Open the controls").click().run()
+    assert_clean(at)
+    assert f"does not open live session {code}" in text_of(at)
+    at.text_input(key="live_admin_input").input(f"http://x/live-instructor?code={code}&admin={token}")
+    next(b for b in at.button if b.label == "Open the controls").click().run()
+    assert_clean(at)
+    assert "No question on the phones yet" in text_of(at) and token not in text_of(at)

@@ -1,0 +1,89 @@
+"""The live class's projector charts: a quiz's votes (round 1 beside round 2), and the class game.
+
+Numbers in, plotly Figure out; no Streamlit calls.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ui.theme import GREY, PALETTE, figure, series_style
+
+LETTERS = "ABCDEFGH"
+ROUND_COLOURS = ("sky", "blue")
+ROUND_PATTERNS = ("", "/")  # colour is never the only signal: round 2's bars are hatched
+
+
+def option_letter(i: int) -> str:
+    return LETTERS[i]
+
+
+def votes_figure(n_options: int, tally: dict[int, list[int]], answer: int | None = None) -> go.Figure:
+    """Share of each round's votes per option (A, B, …), round 1 and round 2 side by side.
+
+    `answer`, when given (after the reveal), marks the right option under its bars.
+    """
+    letters = [option_letter(i) for i in range(n_options)]
+    rounds = sorted(r for r in tally if sum(tally[r]) or r == 1)
+    fig = figure("The class's votes" + (": round 1 and round 2" if len(rounds) > 1 else ""),
+                 "option", "share of the round's votes (%)",
+                 yaxis={"title": {"text": "share of the round's votes (%)"}, "range": [0, 105]},
+                 xaxis={"title": {"text": "option"}, "type": "category"},
+                 barmode="group", bargap=0.25, height=420)
+    traces = []
+    for r in rounds:
+        counts = np.asarray(tally[r], dtype=float)
+        total = counts.sum()
+        share = 100 * counts / total if total else counts
+        colour = PALETTE[ROUND_COLOURS[(r - 1) % 2]]
+        traces.append(go.Bar(
+            x=letters, y=share.tolist(), name=f"round {r} ({int(total)} vote{'s' if total != 1 else ''})",
+            marker={"color": colour, "pattern": {"shape": ROUND_PATTERNS[(r - 1) % 2]},
+                    "line": {"color": colour, "width": 1}},
+            text=[f"{s:.0f}% ({int(c)})" for s, c in zip(share, counts, strict=True)],
+            textposition="outside", cliponaxis=False,
+            hovertemplate="option %{x}<br>%{y:.0f}% of round " + str(r) + "<extra></extra>"))
+    fig.add_traces(traces)
+    if answer is not None:
+        ticks = [f"<b>{letter} ✓</b>" if i == answer else letter for i, letter in enumerate(letters)]
+        fig.update_xaxes(tickvals=letters, ticktext=ticks)
+    return fig
+
+
+def game_figure(epsilon: float, bound: tuple[np.ndarray, np.ndarray],
+                laplace: tuple[np.ndarray, np.ndarray], point: tuple[float, float] | None,
+                n: int) -> go.Figure:
+    """The class's (false positive rate, true positive rate) against what ε-DP allows.
+
+    bound: (FPR, highest TPR any guesser can reach under ε-DP); laplace: the best tests against
+    this Laplace release; point: the class's rates (None before both worlds have guesses).
+    """
+    fig = figure(f"The class as an attacker, ε = {epsilon:g}", "false positive rate: said “in” when out",
+                 "true positive rate: said “in” when in",
+                 xaxis={"title": {"text": "false positive rate: said “in” when out"}, "range": [-0.02, 1.02]},
+                 yaxis={"title": {"text": "true positive rate: said “in” when in"}, "range": [-0.02, 1.02],
+                        "scaleanchor": "x", "scaleratio": 1},
+                 height=520)
+    fpr, tpr = bound
+    style = series_style(3)
+    traces = [
+        go.Scatter(x=np.concatenate([fpr, [0.0]]).tolist(), y=np.concatenate([tpr, [1.0]]).tolist(),
+                   mode="lines", fill="toself", fillcolor="rgba(213, 94, 0, 0.12)",
+                   line={**style["line"]}, name=f"ε-DP bound (above: impossible at ε = {epsilon:g})",
+                   hoverinfo="skip"),
+        go.Scatter(x=laplace[0].tolist(), y=laplace[1].tolist(), mode="lines",
+                   line=series_style(0)["line"], name="best guesses against this Laplace count",
+                   hoverinfo="skip"),
+        go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line={"color": GREY, "dash": "dot", "width": 2},
+                   name="coin flip (no information)", hoverinfo="skip"),
+    ]
+    if point is not None:
+        traces.append(go.Scatter(
+            x=[point[0]], y=[point[1]], mode="markers+text", name=f"the class ({n} guesses)",
+            marker={"color": PALETTE["green"], "symbol": "star", "size": 22,
+                    "line": {"color": "black", "width": 1}},
+            text=["the class"], textposition="bottom right",
+            hovertemplate="FPR %{x:.2f}<br>TPR %{y:.2f}<extra></extra>"))
+    fig.add_traces(traces)
+    return fig

@@ -1,0 +1,205 @@
+"""The live class's Streamlit side: the engine and the shared cache, the device id each phone
+keeps, the quiz catalogue, and the "Ask the class" control beside every lesson quiz.
+
+The model (sessions, questions, votes, the version counter) is classroom.live, with no
+Streamlit; the pages are app_pages/live-instructor.py and app_pages/live-join.py.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+from sqlalchemy import Engine
+
+from classroom import live
+from ui import lessons
+from ui import poll as ui_poll
+from ui.course import LESSONS, Lesson
+from ui.params import url_value
+
+INSTRUCTOR_SLUG = "live-instructor"
+JOIN_SLUG = "live-join"
+ADMIN_KEY = "live_admin"  # {"code": …, "token": …}: the admin token lives here, not in the URL
+DEVICE_PARAM = "dev"
+# A waiting phone re-reads the (cached) session view this often: a new question shows within
+# FOLLOW_SECONDS plus one rerun. The projector re-reads the votes every PROJECTOR_SECONDS.
+FOLLOW_SECONDS = 1.5
+PROJECTOR_SECONDS = 1.0
+# How stale a process's cached view may get before it reads the version counter again. Changes
+# made through this process are seen at once (the cache is invalidated); another replica's
+# within this.
+CACHE_SECONDS = 0.5
+
+
+# ── The database ────────────────────────────────────────────────────────────────────────────
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _live_tables(_engine: Engine, url_key: str) -> bool:
+    live.ensure_schema(_engine)
+    return True
+
+
+def engine() -> Engine:
+    """The poll's engine (one per database URL), with the live tables created and migrated."""
+    shared = ui_poll.engine()
+    _live_tables(shared, repr(shared.url))  # repr hides any password
+    return shared
+
+
+@st.cache_resource(show_spinner=False)
+def session_cache() -> live.SessionCache:
+    """One cache per server process, shared by every phone it serves."""
+    return live.SessionCache(max_age=CACHE_SECONDS)
+
+
+def published(session_id: int) -> None:
+    """After an instructor action: this process's phones see it at their next tick."""
+    session_cache().invalidate(session_id)
+
+
+database_guard = ui_poll.database_guard
+plain = ui_poll.plain
+
+
+# ── The device ──────────────────────────────────────────────────────────────────────────────
+
+# Runs in the phone's browser. It keeps one random id in localStorage, so that a reload or a
+# second tab of the same browser is the same device, and reports it to the server (once per
+# page, and again only if it differs from what the server already knows). A browser that
+# refuses storage reports kept = false; the page then keeps a server-made id in the link.
+_DEVICE_JS = """
+export default function (component) {
+  const { setStateValue, data } = component;
+  const KEY = "dplab-live-device";
+  const shape = /^[A-Za-z0-9_-]{16,64}$/;
+  let id = null;
+  let kept = false;
+  try {
+    id = window.localStorage.getItem(KEY);
+    if (!id || !shape.test(id)) {
+      const bytes = new Uint8Array(16);
+      window.crypto.getRandomValues(bytes);
+      id = btoa(String.fromCharCode(...bytes)).replace(/\\+/g, "-").replace(/\\//g, "_").replace(/=+$/, "");
+      window.localStorage.setItem(KEY, id);
+    }
+    kept = window.localStorage.getItem(KEY) === id;
+  } catch (error) {
+    id = null;
+    kept = false;
+  }
+  if (!data || data.known !== id || !kept) {
+    setStateValue("device", { id: id, kept: kept });
+  }
+}
+"""
+_device_component = st.components.v2.component("dplab_live_device", js=_DEVICE_JS)
+DEVICE_KEY = "live_device"
+DEVICE_WAIT_KEY = "live_device_waited"
+
+
+def _report() -> dict | None:
+    known = st.session_state.get("live_device_id")
+    result = _device_component(key=DEVICE_KEY, data={"known": known}, default={"device": None},
+                               on_device_change=lambda: None, width="stretch", height="content")
+    reported = result.get("device") if result is not None else None
+    return reported if isinstance(reported, dict) else None
+
+
+def device_id() -> str | None:
+    """This browser's device id, or None while the browser has not reported it yet.
+
+    The id in the browser's localStorage wins; the one in the link (`dev=`) stands in until
+    the browser reports, and is what a browser without storage keeps. The id in the link always
+    follows the one in use, so that a reload finds it at once.
+    """
+    reported = _report()
+    link = url_value(DEVICE_PARAM)
+    in_link = link if live.plausible_device_id(link) else None
+    if reported and reported.get("kept") and live.plausible_device_id(reported.get("id")):
+        chosen = reported["id"]
+    elif in_link:
+        chosen = in_link
+    elif reported or st.session_state.get(DEVICE_WAIT_KEY, 0) >= DEVICE_WAIT_TICKS:
+        chosen = live.new_device_id()  # no storage (or no report): the link keeps this one
+    else:
+        chosen = None
+    if link is not None and in_link is None:
+        st.caption("The device id in this link was not usable, so this page uses a new one.")
+    if chosen is not None:
+        st.session_state["live_device_id"] = chosen
+        if link != chosen:
+            st.query_params[DEVICE_PARAM] = chosen
+    return chosen
+
+
+DEVICE_WAIT_TICKS = 3
+
+
+@st.fragment(run_every=2)
+def wait_for_device() -> None:
+    """Shown until the browser reports its device id; after a few seconds without a report the
+    page makes one itself (and keeps it in the link)."""
+    waited = st.session_state.get(DEVICE_WAIT_KEY, 0) + 1
+    st.session_state[DEVICE_WAIT_KEY] = waited
+    if waited > DEVICE_WAIT_TICKS:
+        st.rerun()
+    st.info("Connecting this device…", icon="📱")
+
+
+# ── Quizzes ─────────────────────────────────────────────────────────────────────────────────
+
+def quiz_lessons() -> list[Lesson]:
+    """The lessons that have quizzes, in course order."""
+    return [lesson for lesson in LESSONS
+            if (lessons.LESSON_DIR / f"{lesson.slug}.quiz.toml").is_file()]
+
+
+def quiz_ref(slug: str, quiz_id: str) -> str:
+    return f"{slug}/{quiz_id}"
+
+
+def push_lesson_quiz(session_id: int, slug: str, quiz_id: str) -> live.Question:
+    """Ask the class a lesson's quiz: a snapshot of it becomes the session's current question."""
+    quiz = lessons.quizzes(slug)[quiz_id]
+    question = live.push_quiz(engine(), session_id, quiz_ref(slug, quiz_id), quiz.question,
+                              list(quiz.options), quiz.answer, quiz.explanation)
+    published(session_id)
+    return question
+
+
+# ── The instructor's session in this browser ────────────────────────────────────────────────
+
+def admin_record() -> dict:
+    return st.session_state.get(ADMIN_KEY) or {}
+
+
+def instructor_session() -> live.Session | None:
+    """The open live session this browser session controls (checked against the database)."""
+    admin = admin_record()
+    if not admin.get("code") or not admin.get("token"):
+        return None
+    with database_guard():
+        session = live.session_for_admin(engine(), admin["code"], admin["token"])
+    return session if session is not None and session.open else None
+
+
+def ask_the_class(slug: str, quiz_id: str) -> None:
+    """Beside a lesson quiz: a button that pushes it to the live class. Renders nothing unless
+    this browser session runs an open live session (so students never see it)."""
+    if not admin_record():
+        return
+    session = instructor_session()
+    if session is None:
+        return
+    key = f"{slug}_quiz_{quiz_id}_ask"
+    current = session_cache().view(engine(), session.id)
+    asked = (current is not None and current.question is not None
+             and current.question.ref == quiz_ref(slug, quiz_id))
+    ask, status = st.columns([1, 3], vertical_alignment="center")
+    if ask.button("📣 Ask the class" if not asked else "📣 Ask again", key=key,
+                  help=f"Show this quiz on every phone of live session {session.code}."):
+        with database_guard():
+            push_lesson_quiz(session.id, slug, quiz_id)
+        asked = True
+    if asked:
+        status.page_link(f"app_pages/{INSTRUCTOR_SLUG}.py", icon="📡",
+                         label=f"Live on the phones of session {session.code}: votes and reveal")
