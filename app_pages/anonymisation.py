@@ -54,20 +54,32 @@ RECOVERS_DESPITE_ROOT_N = 90  # % at E = √n above which the notice says the at
 # ---------------------------------------------------------------- cached computations
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
-def _county(n: int, seed: list):
+def _read_only(table):
+    for column in vars(table).values():
+        if isinstance(column, np.ndarray):
+            column.flags.writeable = False
+    return table
+
+
+# One shared object per setting for the whole process (st.cache_resource: no copy per
+# rerun, which for a county of 500,000 was a 7 MB unpickling on every move), read-only so
+# that no session can change another's. With the default seed the slider's nine counties
+# all stay (about 12 MB together), and a few resampled ones beside them: a class moving
+# the slider at once no longer evicts them (max_entries was 4).
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _county(n: int, seed: tuple):
     """The synthetic voter roll of n people and the 2,000-patient hospital table.
 
     About 14 bytes a person: four cached counties of 500,000 stay under 30 MB."""
     rng = np.random.default_rng(seed)
     roll = voter_roll(n, rng)
-    return roll, hospital_table(roll, min(HOSPITAL_SIZE, n), rng)
+    return _read_only(roll), _read_only(hospital_table(roll, min(HOSPITAL_SIZE, n), rng))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def _linkage(n: int, zip_digits: int, resolution: str, seed: list):
+@st.cache_resource(max_entries=128, show_spinner=False)
+def _linkage(n: int, zip_digits: int, resolution: str, seed: tuple):
     roll, records = _county(n, seed)
-    return linkage_attack(roll, records, zip_digits, resolution)
+    return _read_only(linkage_attack(roll, records, zip_digits, resolution))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -124,7 +136,7 @@ def linkage_demo() -> None:
                               "anon_birth", format_func=str)
         resample_button("anon_linkage", "🎲 New county")
     resolution = BIRTH_LABELS[birth]
-    seed = demo_seed("anon_linkage")
+    seed = tuple(demo_seed("anon_linkage"))
     roll, records = _county(n, seed)
     result = _linkage(n, zip_digits, resolution, seed)
     curves = _curves(zip_digits)
@@ -206,7 +218,7 @@ lessons.render(SLUG, "differencing-intro")
 @st.fragment
 def differencing_demo() -> None:
     copy_link(SLUG, "differencing_demo")
-    roll, records = _county(DIFFERENCING_POPULATION, demo_seed("anon_diff_county"))
+    roll, records = _county(DIFFERENCING_POPULATION, tuple(demo_seed("anon_diff_county")))
     alone = np.flatnonzero(alone_in_table(records))
     # Six patients the two counts can isolate; the first one has the default diagnosis.
     first = alone[records.diagnosis[alone] == DIAGNOSES.index("diabetes")][:1]

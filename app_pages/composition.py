@@ -15,6 +15,7 @@ from dp.composition_curves import (
     pure_dp_curves,
 )
 from dp.postprocessing import STEPS, post_process
+from dp.composition_table import tabulated
 from ui import lessons
 from ui.charts import composition as charts
 from ui.deployments import deployments_panel
@@ -181,7 +182,8 @@ def compare():
         slot = st.empty()
     if mode == PURE:
         seen = st.session_state.setdefault("comp_laplace_seen", set())
-        if (epsilon, delta) not in seen:  # cold: draw what is ready, then the rest
+        # cold and off the precomputed grid: draw what is ready, then the rest
+        if (epsilon, delta) not in seen and not tabulated(epsilon, delta):
             with slot.container():
                 chart(pure_figure(epsilon, delta, k, False), key="comp_chart_partial", **CHART)
         with slot.container():

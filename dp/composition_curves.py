@@ -24,10 +24,10 @@ from dp.accounting import (
     advanced_composition,
     gaussian_composition_epsilon,
     gaussian_zcdp_rho,
-    laplace_composition_epsilon,
     optimal_composition,
     zcdp_to_dp,
 )
+from dp.composition_table import exact_laplace_epsilon
 from dp.noise import gaussian_epsilon
 
 
@@ -101,11 +101,13 @@ def laplace_curve(epsilon, ks, delta_prime) -> np.ndarray:
 
     `dp.laplace_composition_epsilon` from the privacy-loss distribution (Koskela, Jälkö &
     Honkela 2020). Only a = Δ/b = ε matters, so Δ = 1 and b = 1/ε. Costly for large k
-    (the loss grid has ~100·k points beyond k ≈ 650): evaluate it on a sparse grid.
+    (the loss grid has ~100·k points beyond k ≈ 650): evaluate it on a sparse grid. Points
+    on the lessons' grid come precomputed (`dp.composition_table`); others are computed
+    once per process.
     """
     epsilon = check.positive("epsilon", epsilon)
     delta_prime = check.open_unit("delta_prime", delta_prime)
-    return np.array([laplace_composition_epsilon(1 / epsilon, k, delta_prime) for k in _counts(ks)])
+    return np.array([exact_laplace_epsilon(epsilon, k, delta_prime) for k in _counts(ks)])
 
 
 def gaussian_curves(sigma, ks, delta_prime, sensitivity=1.0) -> dict[str, np.ndarray]:
