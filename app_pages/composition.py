@@ -246,7 +246,7 @@ def compare():
         lessons.render(SLUG, "notice-gauss" if exact > 0 else "notice-gauss-zero", **values)
     total = float(at_k(laplace_ks, laplace, k)) if mode == PURE else float(exact)
     if total > 0:  # a Gaussian total of 0: δ alone covers it
-        odds_panel(total, delta, key="comp", what=f"all {k:,} queries together")
+        odds_panel(total, delta, key="comp", what=f"all {k:,} queries together" if k > 1 else "the one query")
     deployments_panel(total or None, key="comp", what=f"the total for k = {k:,}")
 
 

@@ -83,7 +83,7 @@ def test_poll_planner(n, pp):
 
     at = AppTest.from_function(script)
     at.session_state["n"] = n
-    at.query_params["p_err"] = f"±{pp:g}"
+    at.query_params["p_err"] = f"{pp:g}"
     at.run()
     assert not at.exception
     needed = at.session_state["needed"]

@@ -51,7 +51,7 @@ def _tradeoff(count: float, confidence: float) -> np.ndarray:
 
 def _controls(key: str, kind: str) -> tuple[float, float, int, float | None]:
     pp = choice_slider("± A: the error you can accept (percentage points)", ERRORS_PP, 1.0,
-                       f"{key}_err", format_func=lambda v: f"±{v:g}")
+                       f"{key}_err", format_func=number_label)
     confidence = choice_slider("c: how often it must hold", CONFIDENCES, 0.95, f"{key}_conf",
                                format_func=_percent)
     n = choice_slider("n: people in the data", PEOPLE, 1000, f"{key}_n",
@@ -124,7 +124,7 @@ def poll_planner(n: int, offered: dict[str, float], *, key: str) -> float | None
     poll offers that meets it with the poll's own interval (dp.rr_inference.rr_half_width).
     Returns the ε needed, or None if no ε can meet the request."""
     pp = choice_slider("± A you want (percentage points)", [2.0, 5.0, 10.0, 15.0, 20.0, 30.0],
-                       10.0, f"{key}_err", format_func=lambda v: f"±{v:g}")
+                       10.0, f"{key}_err", format_func=number_label)
     share = pp / 100
     try:
         epsilon = rr_epsilon_for_error(share, 0.95, n, continuity=True)
