@@ -13,9 +13,11 @@ from dp import (
     private_median,
     private_median_probabilities,
 )
-from ui import lessons
+from ui import lessons, opendp_snippets
 from ui.audit import audit_panel
 from ui.charts import exponential as charts
+from ui.odds import odds_panel
+from ui.opendp_show import opendp_expander
 from ui.params import (
     EPSILONS,
     choice_radio,
@@ -173,6 +175,8 @@ def selection_demo() -> None:
                    bound=math.exp(-t), t=t, notes_p_top=chance(notes[0]), top_phrase=top_phrase,
                    limits=limits, notes_lead="That is no better here, and" if same
                    else "That looks better, but")
+    odds_panel(epsilon, key="exp", what="this choice")
+    opendp_expander(opendp_snippets.exponential_choice(names, scores, epsilon, sensitivity))
 
 
 # --- 2. Most common disease -------------------------------------------------------------------------
@@ -386,6 +390,7 @@ def median_demo() -> None:
                    draw=fmt(view["draw"]), err_exp=people(errors_now["exponential"]),
                    err_lap=people(errors_now["laplace"]), err_hist=people(errors_now["histogram"]),
                    growth=growth)
+    opendp_expander(opendp_snippets.median(epsilon, lower, upper, n, discrete))
     left, right = st.columns(2, gap="large")
     with left:
         chart(charts.rank_error_figure(MEDIAN_NS, view["sweep_n"], "n (log scale)", n,

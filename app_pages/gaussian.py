@@ -15,8 +15,10 @@ from dp.tails import (
     sample_leaked_records,
     tail_crossover,
 )
-from ui import lessons
+from ui import lessons, opendp_snippets
 from ui.charts import gaussian as charts
+from ui.odds import odds_panel
+from ui.opendp_show import opendp_expander
 from ui.params import (
     DELTAS,
     POPULATIONS,
@@ -26,6 +28,7 @@ from ui.params import (
     epsilon_slider,
     url_value,
 )
+from ui.planner import accuracy_planner
 from ui.seeds import demo_seed, resample_button, rng_for
 from ui.share import copy_link
 from ui.show import chart
@@ -112,6 +115,8 @@ def matched_privacy():
     lap_std = np.sqrt(2) * b
     lessons.render(SLUG, "notice-densities-laplace" if lap_std < sigma else "notice-densities-gaussian",
                    lap_std=lap_std, sigma=sigma, ratio=sigma / lap_std)
+    odds_panel(epsilon, delta, key="gd", what="this release")
+    opendp_expander(opendp_snippets.gaussian_sum(epsilon, delta, sensitivity, sigma))
 
     st.subheader("Tails")
     crossover = tail_crossover(b, sigma)
@@ -183,6 +188,7 @@ def what_delta_means():
 
 
 what_delta_means()
+accuracy_planner("gaussian", slug=SLUG, key="gd_plan")
 
 
 st.header("Many dimensions: where the Gaussian wins")

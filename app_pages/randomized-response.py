@@ -26,10 +26,13 @@ from dp.local_dp import (
     simulated_rmse,
     yes_rates,
 )
-from ui import lessons
+from ui import lessons, opendp_snippets
 from ui.audit import SAMPLE_SIZES, audit_panel
 from ui.charts import randomized_response as charts
+from ui.odds import odds_panel
+from ui.opendp_show import opendp_expander
 from ui.params import EPSILONS, choice_radio, choice_slider, log_options, number_label, range_slider
+from ui.planner import accuracy_planner
 from ui.seeds import demo_seed, draw_number, resample_button, rng_for
 from ui.share import copy_link
 from ui.show import chart
@@ -126,6 +129,7 @@ with st.container(border=True):
     lessons.render(SLUG, f"missing-two-{slide_case}", eps=epsilon, slide_alpha=slide_alpha,
                    slide_keep=0.5 + slide_alpha,
                    slide_eps=alpha_epsilon(min(slide_alpha, 0.5)) if slide_case == "below" else 0.0)
+odds_panel(epsilon, key="rr", what="each person's randomized answer")
 
 
 def _flip(step: int) -> None:
@@ -222,6 +226,7 @@ def survey_demo(epsilon: float) -> None:
     with plot:
         chart(charts.sampling_histogram(estimates, truth, estimate, rmse,
                                               step=rr_estimate_step(n, epsilon)), width="stretch")
+        opendp_expander(opendp_snippets.randomized_response(epsilon, n, pi))
 
     errors = np.asarray(estimates) - truth
     curve, notice = st.columns([3, 2])
@@ -244,6 +249,7 @@ def survey_demo(epsilon: float) -> None:
 
 
 survey_demo(epsilon)
+accuracy_planner("rr", slug=SLUG, key="rr_plan")
 
 # ── 3. Local versus central ──────────────────────────────────────────────────────────────────
 st.header("Local versus central")
