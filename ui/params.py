@@ -73,21 +73,34 @@ def note_if_ignored(key: str, label: str, link_value: str | Sequence[str] | None
 
 
 _KEY_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_KEY_SUFFIX = re.compile(r"_[A-Za-z0-9_]*")
 MAX_UNKNOWN_NOTES = 3
 
 
 @functools.lru_cache(maxsize=32)
-def known_link_keys(script: str) -> frozenset[str]:
-    """Every name a page could read from its link, as a superset: the identifier-like string
-    literals of the page's script, of app.py and of the shared ui/ modules (widget keys are
-    written out as literals), and <demo>_draw for each (the resample counts of ui/seeds)."""
-    words = set()
+def _link_key_parts(script: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The identifier-like string literals, and the constant tails of f-strings such as
+    f"{key}_err" or f"{demo}_draw", in the page's script, app.py and the shared ui/ modules."""
+    words, tails = set(), {""}
     for path in [ROOT / script, ROOT / "app.py", *sorted((ROOT / "ui").glob("*.py"))]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                     and _KEY_LIKE.fullmatch(node.value):
                 words.add(node.value)
-    return frozenset(words | {f"{word}_draw" for word in words})
+            elif isinstance(node, ast.JoinedStr) and len(node.values) == 2 \
+                    and isinstance(node.values[0], ast.FormattedValue) \
+                    and isinstance(node.values[1], ast.Constant) \
+                    and _KEY_SUFFIX.fullmatch(str(node.values[1].value)):
+                tails.add(node.values[1].value)
+    return frozenset(words), frozenset(tails)
+
+
+def is_known_link_key(script: str, key: str) -> bool:
+    """Whether the page could read `key` from its link, judged generously: the key is a
+    string literal of the page, app.py or ui/, or such a literal followed by the tail of an
+    f-string key (f"{key}_err" with key="lap_plan" gives lap_plan_err)."""
+    words, tails = _link_key_parts(script)
+    return any(key.endswith(tail) and key[:len(key) - len(tail)] in words for tail in tails)
 
 
 def note_unknown_link_keys(url_path: str) -> None:
@@ -100,8 +113,7 @@ def note_unknown_link_keys(url_path: str) -> None:
                    if (lesson.slug if lesson is not HOME else "") == url_path), None)
     if lesson is None or lesson.section == "Classroom":
         return
-    known = known_link_keys(lesson.script)
-    unknown = [key for key in st.query_params if key not in known]
+    unknown = [key for key in st.query_params if not is_known_link_key(lesson.script, key)]
     for i, key in enumerate(unknown):
         values = st.query_params.get_all(key)
         del st.query_params[key]
