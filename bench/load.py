@@ -5,6 +5,7 @@
     python bench/load.py churn [--minutes 30] [--concurrent 25] [--lifetime 20]
     python bench/load.py single [--moves 15]
     python bench/load.py validate [slug ...]
+    python bench/load.py live  [--phones 300] [--idle-seconds 20] [--vote-seconds 20]
 
 Each session is a lightweight websocket client speaking Streamlit's own protocol (protobuf
 BackMsg / ForwardMsg over ws://127.0.0.1:PORT/_stcore/stream), not a browser: 200 Chromium
@@ -38,6 +39,15 @@ session for reconnection for server.disconnectedSessionTTL (120 s, at most 128 s
 so memory should rise for the first minutes and then stay flat; the report gives RSS per
 minute and the slope over the second half of the run.
 
+`live`: a lecture hall on the live class. One server, one live session, N phones on the join
+page (`--phones`, default 300), each rerunning its `follow` fragment every run_every seconds
+as the browser does, plus the instructor's projector (every second). Reports the server's CPU
+while the phones wait, the publish-to-phone latency of a quiz pushed through the database
+(the worst case: as from another replica, so this process sees it only when its cached view
+is half a second old), and, with every phone voting once within `--vote-seconds`, tap-to-
+confirmed and tap-to-projector latency. A phone sends its device id in the link (dev=), as a
+browser without storage would; the client does not run the page's JavaScript.
+
 Loopback only; every loop is bounded in count and in time.
 """
 
@@ -49,6 +59,7 @@ import contextlib
 import math
 import os
 import random
+import re
 import secrets
 import socket
 import statistics
@@ -213,6 +224,8 @@ class Session:
     cookie: str = ""  # sent with the websocket handshake, e.g. nginx's route cookie (--nginx)
     replica: str = ""  # the X-DPLab-Replica header of the handshake's answer, behind nginx
     elements: int = 0  # deltas (elements, blocks, references to cached ones) in the last run
+    fragments: dict[str, float] = field(default_factory=dict)  # run_every fragments: id -> seconds
+    texts: list[str] = field(default_factory=list)  # markdown and alert bodies of the last run
 
     @property
     def url(self) -> str:
@@ -227,10 +240,28 @@ class Session:
         self.replica = self.ws.response.headers.get("X-DPLab-Replica", "")
         message = BackMsg()
         message.rerun_script.page_name = self.slug
+        message.rerun_script.query_string = urllib.parse.urlencode(self.query)
         self._add_context(message)
         seconds = await self._run(message)
         self.slider_id = self.main_slider()
         return seconds
+
+    async def rerun_fragment(self, fragment_id: str, clicked: str | None = None) -> float:
+        """Rerun one fragment, as the browser does every run_every seconds (is_auto_rerun), or
+        with a button of it clicked; returns seconds."""
+        message = BackMsg()
+        client_state = message.rerun_script
+        client_state.query_string = urllib.parse.urlencode(self.query)
+        client_state.page_script_hash = self.page_script_hash
+        client_state.fragment_id = fragment_id
+        client_state.is_auto_rerun = clicked is None
+        client_state.widget_states.widgets.extend(self.values.values())
+        if clicked is not None:
+            client_state.widget_states.widgets.append(WidgetState(id=clicked, trigger_value=True))
+        client_state.cached_message_hashes.extend(sorted(self.cache))
+        self._add_context(message)
+        self.last_sent = message
+        return await self._run(message)
 
     async def close(self) -> None:
         if self.ws is not None:
@@ -292,6 +323,7 @@ class Session:
         await self.ws.send(message.SerializeToString())
         started = False
         self.elements = 0
+        self.texts = []
         async with asyncio.timeout(RUN_TIMEOUT):
             while True:
                 forward = ForwardMsg()
@@ -309,7 +341,11 @@ class Session:
                     self.page_script_hash = forward.navigation.page_script_hash
                 elif kind == "delta":
                     self._take_delta(forward)
+                elif kind == "auto_rerun":
+                    self.fragments[forward.auto_rerun.fragment_id] = forward.auto_rerun.interval
                 elif kind == "script_finished" and started:
+                    if forward.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                        continue  # a callback asked for another run (e.g. st.rerun(scope=keys))
                     self._age_cache()
                     if forward.script_finished not in FINISHED_OK:
                         raise SessionError(f"{self.slug}: script finished with status "
@@ -338,6 +374,9 @@ class Session:
             raise SessionError(f"{self.slug}: exception on the page: {element.exception.message}")
         if kind == "plotly_chart":
             self.charts[path] = element.plotly_chart.spec
+            return
+        if kind in ("markdown", "alert"):
+            self.texts.append(getattr(element, kind).body)
             return
         proto = getattr(element, kind)
         widget_id = getattr(proto, "id", "")
@@ -391,8 +430,10 @@ def initial_state(widget_id: str, kind: str, proto) -> WidgetState | None:
             state.string_array_value.data.extend(proto.options[i].content for i in proto.default)
     elif kind in ("text_input", "text_area"):
         state.string_value = proto.value if proto.set_value else proto.default
-    elif kind in ("button", "download_button", "link_button", "dataframe"):
-        return None  # a dataframe without row selection holds no state
+    elif kind in ("button", "download_button", "link_button", "dataframe", "bidi_component"):
+        # A dataframe without row selection holds no state; a component (the live class's
+        # device id) sends its state only once its JavaScript reports, which this client has not.
+        return None
     else:
         raise SessionError(f"the load client does not know the {kind} widget yet")
     return state
@@ -407,11 +448,12 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
 
-async def pages_with_sliders(port: int, visited: dict[str, set] | None = None) -> list[str]:
-    """Every lesson page whose main area has a slider; visiting them also warms the server.
-    `visited` collects, per page, the main slider's values shown."""
+async def pages_with_sliders(port: int, visited: dict[str, set] | None = None,
+                             only: list[str] | None = None) -> list[str]:
+    """Every lesson page whose main area has a slider (or those of `only`); visiting them also
+    warms the server. `visited` collects, per page, the main slider's values shown."""
     slugs = []
-    for slug in SLIDER_PAGES:
+    for slug in only or SLIDER_PAGES:
         session = Session(port, slug)
         await session.open()
         if session.slider_id:
@@ -555,14 +597,14 @@ def print_load(rows: list[dict]) -> None:
 # ── One session at a time ─────────────────────────────────────────────────────────────────────
 
 
-async def single_run(moves: int) -> list[dict]:
+async def single_run(moves: int, only: list[str] | None = None) -> list[dict]:
     """Per page, with nothing else on the server: move latency, server CPU and elements sent
     per move, split into first visits (a slider value this server process has not shown
     before) and warm moves (back over the same values, so every cache holds them)."""
     rows = []
     with streamlit_server() as (pid, port):
         visited: dict[str, set] = {}
-        slugs = await pages_with_sliders(port, visited)
+        slugs = await pages_with_sliders(port, visited, only)
         for slug in slugs:
             session = Session(port, slug)
             await session.open()
@@ -685,6 +727,199 @@ def print_churn(result: dict) -> None:
     if lats:
         print(f"Move latency p50 {1000 * statistics.median(lats):.0f} ms, "
               f"p95 {1000 * percentile(lats, 0.95):.0f} ms")
+    for error in result["errors"][:5]:
+        print(f"  error: {error}")
+
+
+# ── The live class: a hall of phones waiting for the next question ────────────────────────────
+
+LIVE_MARKER = "BENCH-QUESTION"  # in the pushed quiz's prompt: a phone has it when this shows
+_VOTES_SHOWN = re.compile(r"\*\*(\d+)\*\* of at most")
+
+
+async def _phone_loop(phone: Session, fragment: str, stop: asyncio.Event, ticks: list,
+                      errors: list[str], marks: dict, voting: dict) -> None:
+    """One phone: rerun its `follow` fragment every run_every seconds from a random phase, as
+    the browser does (skipping a beat while a run is still going). Notes when the pushed
+    question first shows; once voting starts, taps its first option at its own random moment."""
+    every = phone.fragments[fragment]
+    next_at = time.monotonic() + random.uniform(0, every)
+    offset = random.uniform(0, voting["within"])
+    while not stop.is_set():
+        vote_due = (voting["start"] + offset
+                    if voting.get("start") is not None and id(phone) not in voting["done"] else None)
+        wake = min(next_at, vote_due) if vote_due is not None else next_at
+        if wake > time.monotonic():
+            try:
+                await asyncio.wait_for(stop.wait(), wake - time.monotonic())
+                return
+            except TimeoutError:
+                pass
+        try:
+            if vote_due is not None and time.monotonic() >= vote_due:
+                voting["done"].add(id(phone))
+                button = next((wid for wid, w in phone.widgets.items()
+                               if w.kind == "button" and "live_vote_" in wid), None)
+                if button is None:
+                    errors.append("phone: no vote button to tap")
+                    continue
+                sent = time.monotonic()
+                await phone.rerun_fragment(fragment, clicked=button)
+                voting["votes"].append((sent, time.monotonic(),
+                                        any("Your vote is in" in t for t in phone.texts)))
+                continue
+            started = time.monotonic()
+            ticks.append((started, await phone.rerun_fragment(fragment)))
+            if "pushed" in marks and id(phone) not in marks["seen"] \
+                    and any(LIVE_MARKER in text for text in phone.texts):
+                marks["seen"][id(phone)] = time.monotonic() - marks["pushed"]
+        except Exception as error:  # noqa: BLE001 (every failure is reported, none is fatal)
+            errors.append(f"phone: {type(error).__name__}: {error}")
+            return
+        next_at += every
+        while next_at < time.monotonic():
+            next_at += every
+
+
+async def _projector_loop(teacher: Session, fragment: str, stop: asyncio.Event,
+                          shown: list, errors: list[str]) -> None:
+    """The instructor's projector fragment every run_every seconds: the vote count it shows."""
+    every = teacher.fragments[fragment]
+    while not stop.is_set():
+        try:
+            await teacher.rerun_fragment(fragment)
+        except Exception as error:  # noqa: BLE001
+            errors.append(f"projector: {type(error).__name__}: {error}")
+            return
+        counts = [int(m.group(1)) for text in teacher.texts for m in [_VOTES_SHOWN.search(text)] if m]
+        if counts:
+            shown.append((time.monotonic(), counts[0]))
+        try:
+            await asyncio.wait_for(stop.wait(), every)
+        except TimeoutError:
+            pass
+
+
+async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
+                   per_second: float) -> dict:
+    """Phones joined to one live session on one server process: idle CPU while they wait,
+    publish-to-phone latency for a quiz pushed through the database (as another replica's
+    instructor would: this process learns of it within the cache's half second), then every
+    phone votes once within `vote_seconds` while the projector re-reads every second:
+    vote-to-projector latency."""
+    from classroom import live, store
+
+    with tempfile.TemporaryDirectory(prefix="dplab-live.") as scratch:
+        url = os.environ.get("DPLAB_DATABASE_URL") or f"sqlite:///{scratch}/live.sqlite3"
+        os.environ["DPLAB_DATABASE_URL"] = url  # the server inherits it
+        engine = store.make_engine(url)
+        live.ensure_schema(engine)
+        session, token = live.create_session(engine, class_size=store.CLASS_SIZE_MAX)
+        errors: list[str] = []
+        with streamlit_server() as (pid, port):
+            teacher = Session(port, "live-instructor", query={"code": session.code, "admin": token})
+            await teacher.open()
+            teacher.query.pop("admin")  # the page takes it out of the address at once
+            crowd = [Session(port, "live-join", query={"code": session.code,
+                                                       "dev": f"bench-phone-{i:06d}-{secrets.token_hex(4)}"})
+                     for i in range(phones)]
+
+            async def open_one(i: int, phone: Session) -> float | None:
+                await asyncio.sleep(i / per_second)
+                try:
+                    return await phone.open()
+                except Exception as error:  # noqa: BLE001
+                    errors.append(f"open: {type(error).__name__}: {error}")
+                    return None
+
+            opened = await asyncio.gather(*(open_one(i, phone) for i, phone in enumerate(crowd)))
+            crowd = [phone for phone, t in zip(crowd, opened, strict=True) if t is not None]
+            base_rss = rss_mb(pid)
+            stop = asyncio.Event()
+            ticks: list[tuple[float, float]] = []
+            marks: dict = {"seen": {}}
+            voting: dict = {"within": vote_seconds, "start": None, "done": set(), "votes": []}
+            shown: list[tuple[float, int]] = []
+            follow = {phone_id for phone in crowd for phone_id in phone.fragments}
+            loops = [asyncio.create_task(_phone_loop(phone, next(iter(phone.fragments)), stop, ticks,
+                                                     errors, marks, voting))
+                     for phone in crowd if phone.fragments]
+            projector = next(iter(teacher.fragments))
+            loops.append(asyncio.create_task(_projector_loop(teacher, projector, stop, shown, errors)))
+            await asyncio.sleep(5)  # every phone has ticked at least twice: the idle state
+            cpu0, wall0, first_tick = cpu_seconds(pid), time.monotonic(), len(ticks)
+            await asyncio.sleep(idle_seconds)
+            idle_wall = time.monotonic() - wall0
+            idle_cpu = (cpu_seconds(pid) - cpu0) / idle_wall
+            idle_ticks = [seconds for _, seconds in ticks[first_tick:]]
+            idle_rss = rss_mb(pid)
+
+            # Publish: one quiz through the database; each phone's next tick should show it.
+            cpu0, wall0 = cpu_seconds(pid), time.monotonic()
+            live.push_quiz(engine, session.id, "bench/quiz", f"{LIVE_MARKER}: which option?",
+                           ["first", "second", "third", "fourth"], 0, "Because.")
+            marks["pushed"] = time.monotonic()
+            deadline = time.monotonic() + 60
+            while len(marks["seen"]) < len(crowd) and time.monotonic() < deadline:
+                await asyncio.sleep(0.2)
+            publish_cpu = (cpu_seconds(pid) - cpu0) / (time.monotonic() - wall0)
+            await asyncio.sleep(6)  # past the 5 s warm-up of the vote buttons (pages opened earlier)
+
+            # Votes: each phone taps once, at a random moment within vote_seconds.
+            start_votes = time.monotonic()
+            cpu0 = cpu_seconds(pid)
+            voting["start"] = start_votes
+            deadline = time.monotonic() + vote_seconds + 60
+            while len(voting["votes"]) < len(crowd) and time.monotonic() < deadline:
+                await asyncio.sleep(0.2)
+            await asyncio.sleep(3)  # the projector catches up
+            vote_cpu = (cpu_seconds(pid) - cpu0) / (time.monotonic() - start_votes)
+            stop.set()
+            await asyncio.gather(*loops)
+            await asyncio.gather(teacher.close(), *(phone.close() for phone in crowd))
+        question = live.view(engine, session.id).question
+        stored = live.vote_count(engine, question.id, 1)
+        engine.dispose()
+
+    # Vote-to-projector: the k-th vote to finish is on the projector once it shows ≥ k votes.
+    votes = sorted(voting["votes"], key=lambda v: v[1])
+    to_projector = []
+    for k, (sent, _finished, _) in enumerate(votes, start=1):
+        when = next((t for t, count in shown if count >= k and t >= sent), None)
+        if when is not None:
+            to_projector.append(when - sent)
+    publish = sorted(marks["seen"].values())
+    return {
+        "phones": len(crowd), "asked": phones, "fragments": len(follow), "errors": errors,
+        "idle_seconds": idle_wall, "idle_cpu": idle_cpu, "idle_ticks": idle_ticks,
+        "publish": publish, "publish_cpu": publish_cpu,
+        "vote_latency": [finished - sent for sent, finished, _ in votes],
+        "votes_confirmed": sum(ok for *_, ok in votes), "stored": stored,
+        "to_projector": to_projector, "vote_cpu": vote_cpu, "base_rss": base_rss,
+        "idle_rss": idle_rss, "follow_every": crowd[0].fragments and next(iter(crowd[0].fragments.values())),
+    }
+
+
+def print_live(result: dict) -> None:
+    def p(values, q):
+        return 1000 * percentile(values, q) if values else math.nan
+
+    ticks = result["idle_ticks"]
+    print(f"Live class: {result['phones']} of {result['asked']} phones joined one session on one "
+          f"server process (each reruns its fragment every {result['follow_every']:g} s); "
+          f"{len(result['errors'])} errors")
+    print(f"  idle, {result['idle_seconds']:.0f} s: server CPU {result['idle_cpu']:.2f} of a core; "
+          f"{len(ticks) / result['idle_seconds']:.0f} fragment reruns/s, each p50 {p(ticks, 0.5):.0f} ms, "
+          f"p95 {p(ticks, 0.95):.0f} ms (sent → finished); RSS {result['idle_rss']:.0f} MB")
+    publish = result["publish"]
+    print(f"  publish → phone (quiz pushed through the database): {len(publish)} phones saw it; "
+          f"p50 {p(publish, 0.5) / 1000:.2f} s, p95 {p(publish, 0.95) / 1000:.2f} s, "
+          f"max {max(publish, default=math.nan):.2f} s; server CPU {result['publish_cpu']:.2f} of a core")
+    latency, projector = result["vote_latency"], result["to_projector"]
+    print(f"  votes: {len(latency)} sent, {result['votes_confirmed']} confirmed on the phone, "
+          f"{result['stored']} stored; tap → confirmed p50 {p(latency, 0.5):.0f} ms, p95 "
+          f"{p(latency, 0.95):.0f} ms; tap → on the projector p50 {p(projector, 0.5) / 1000:.2f} s, "
+          f"p95 {p(projector, 0.95) / 1000:.2f} s; server CPU {result['vote_cpu']:.2f} of a core")
     for error in result["errors"][:5]:
         print(f"  error: {error}")
 
@@ -829,11 +1064,18 @@ def main() -> None:
                       help="seconds between one session's moves (default %(default)g)")
     single = commands.add_parser("single", help="one session at a time: cost of a move per page")
     single.add_argument("--moves", type=int, default=15)
+    single.add_argument("pages", nargs="*", help="lesson slugs (default: every slider page)")
     churn = commands.add_parser("churn", help="sessions that come and go, sampling server RSS")
     churn.add_argument("--minutes", type=float, default=30)
     churn.add_argument("--concurrent", type=int, default=25)
     churn.add_argument("--lifetime", type=float, default=20, help="mean session life in seconds")
     churn.add_argument("--sample-seconds", type=float, default=10)
+    hall = commands.add_parser("live", help="phones waiting on a live-class session, then a quiz")
+    hall.add_argument("--phones", type=int, default=300)
+    hall.add_argument("--idle-seconds", type=float, default=20, help="how long CPU is measured idle")
+    hall.add_argument("--vote-seconds", type=float, default=20,
+                      help="every phone votes once at a random moment within this")
+    hall.add_argument("--ramp-per-second", type=float, default=20, help="phones joining per second")
     check = commands.add_parser("validate", help="the client gets the browser's charts")
     check.add_argument("slugs", nargs="*", help="lesson slugs (default: every slider page)")
     check.add_argument("--moves", type=int, default=3)
@@ -854,7 +1096,10 @@ def main() -> None:
                 for n in args.sessions]
         print_load(rows)
     elif args.command == "single":
-        print_single(asyncio.run(single_run(args.moves)), args.moves)
+        print_single(asyncio.run(single_run(args.moves, args.pages or None)), args.moves)
+    elif args.command == "live":
+        print_live(asyncio.run(live_run(args.phones, args.idle_seconds, args.vote_seconds,
+                                        args.ramp_per_second)))
     elif args.command == "churn":
         print_churn(asyncio.run(churn_run(args.minutes, args.concurrent, args.lifetime,
                                           args.sample_seconds)))
