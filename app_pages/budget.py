@@ -80,7 +80,9 @@ def run_summary(runs: np.ndarray) -> dict:
     hit = runs[runs > 0]
     q1, median, q3 = np.percentile(hit, [25, 50, 75]) if hit.size else (0, 0, 0)
     return {"sim_median": float(median), "sim_q1": float(q1), "sim_q3": float(q3),
-            "sim_fit": 100 * float(np.mean(runs > 0)), "runs": SIM_RUNS,
+            # 398 of 400 is not "100%": below all of them, never print more than 99%
+            "sim_fit": min(100 * float(np.mean(runs > 0)), 99.4) if np.any(runs == 0) else 100.0,
+            "runs": SIM_RUNS,
             "sim_by_blog": 100 * float(np.mean((runs > 0) & (runs <= BLOG_QUERIES))),
             "blog_queries": BLOG_QUERIES}
 

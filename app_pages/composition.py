@@ -1,5 +1,6 @@
 """Composition: how privacy loss adds up over k queries, groups, and post-processing."""
 
+import math
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -66,6 +67,19 @@ def percent(p: float) -> str:
     if p < 0.001:
         return "less than 0.1%"
     return f"{p:.1%}"
+
+
+def ceiling_percent(p: float) -> str:
+    """An upper bound on a belief: as percent(), but 99.996% rather than "more than 99.9%",
+    rounded up so that "at most" stays true."""
+    if p <= 0.999:
+        return percent(p)
+    for digits in range(2, 10):
+        scale = 10 ** digits
+        shown = math.ceil(p * 100 * scale) / scale
+        if shown < 100:
+            return f"{shown:.{digits}f}%"
+    return "just under 100%"
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -279,7 +293,7 @@ def groups():
                    eps_g=view["eps_g"], delta=delta, delta_g=view["delta_g"],
                    delta_note=" (a δ of 1 promises nothing)" if view["delta_g"] >= 1 else "",
                    upper=percent(view["upper"][g - 1]), lower=percent(view["lower"][g - 1]),
-                   single=percent(view["upper"][0]))
+                   single=ceiling_percent(view["upper"][0]))
 
 
 groups()

@@ -170,7 +170,10 @@ def selection_demo() -> None:
                  "trivially. " if threshold < scores[-1] else "")
     lessons.render(SLUG, "sel-notice", eps=epsilon, top=f"**{names[0]}**", opt=fmt(scores[0]),
                    p_top=chance(probabilities[0]), uniform=1 / len(scores), k=len(scores),
-                   gap=fmt(scores[0] - threshold), threshold=fmt(threshold), p_below=p_below,
+                   gap=fmt(scores[0] - threshold), threshold=fmt(threshold),
+                   # never "0.00%" for a chance that is not 0
+                   p_below=f"{p_below:.2%}" if p_below == 0 or p_below >= 5e-5
+                   else "less than 0.01%",
                    below_all=below_all,
                    bound=math.exp(-t), t=t, notes_p_top=chance(notes[0]), top_phrase=top_phrase,
                    limits=limits, notes_lead="That is no better here, and" if same

@@ -202,7 +202,7 @@ def histogram_demo(relation: str) -> None:
         lessons.render(SLUG, "histogram-notice", eps=epsilon, delta=delta, b=b, k=k, n=n,
                        per_bucket=per_bucket, ln_k=float(np.log(k)), union=union, worst=worst,
                        worst_t=worst / b, covered=int(np.sum(np.abs(noisy - counts) <= per_bucket)),
-                       relative=f"{100 * union / n:,.2g}%")
+                       relative=f"{100 * union / n:,.2g}%" if union < n else f"{100 * union / n:,.0f}%")
 
 
 histogram_demo(relation)
@@ -280,6 +280,9 @@ def postprocessing_demo(relation: str) -> None:
     shown = {key: error_text(value) if key in ERROR_KEYS else value for key, value in values.items()}
     with controls:
         lessons.render(SLUG, "postprocessing-notice",
+                       round_text=lessons.section_text(
+                           SLUG, "pp-round-same" if shown["raw"] == shown["rounded"] else "pp-round",
+                           **shown),
                        clamp_text=lessons.section_text(SLUG, clamp, **shown), **shown)
     with st.expander("One release, step by step"):
         rng = rng_for("lap_pp_example")

@@ -329,7 +329,12 @@ def safe_alternatives() -> None:
                                                             f"threshold {threshold:.3g}")
     facts = {"n": f"{n:,}", "eps": epsilon, "delta": delta, "bound": bound, "median": median,
              "local": reach[0], "smooth": smooth, "beta": epsilon / 6, "noise": 2 * smooth / epsilon,
-             "distance": distance, "threshold": threshold, "answers": answers,
+             "distance": distance, "threshold": threshold,
+             # a chance as text, never 100.0% or 0.00% unless it is exactly that
+             "answers": (f"{answers:.1%}" if answers >= 0.5 and (answers == 1 or answers < 0.9995)
+                         else "over 99.9%" if answers >= 0.5
+                         else f"{answers:.2%}" if answers == 0 or answers >= 5e-5
+                         else "less than 0.01%"),
              "ptr_noise": 2 * bound / epsilon,
              "exceeds": lessons.section_text(
                  SLUG, "ptr-exceeds-after" if distance > 0 else "ptr-exceeds-already",

@@ -131,11 +131,17 @@ def federated_run(d: int, clients: int, local_epochs: int, epsilon: float, seed:
 
 
 def share(p: float) -> str:
-    """A probability as a percentage, or in powers of ten when 0.01% would round it to 0."""
+    """A probability as a percentage, with a power of ten when 0.01% would round it to 0."""
     if p >= 1e-4:
         return f"{p:.2%}"
-    mantissa, exponent = f"{p:.1e}".split("e")
-    return f"{mantissa} × 10" + str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    mantissa, exponent = f"{100 * p:.1e}".split("e")
+    return (f"{mantissa} × 10" + str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+            + "%")
+
+
+def bound_text(x: float) -> str:
+    """An advantage bound to three decimals, never 1.000: at finite ε (and δ < 1) it is below 1."""
+    return f"{x:.3f}" if f"{x:.3f}" != "1.000" else "just under 1"
 
 
 def point_count(count: int) -> str:
@@ -273,7 +279,8 @@ def dp_training(n: int, d: int, l2: float) -> None:
               key="ml_dp_roc", **CHART)
     values = {"eps": epsilon, "tpr": 100 * run["tpr"], "fpr": 100 * run["fpr"],
               "op_bound": 100 * op_bound, "adv": run["advantage"], "adv_se": run["advantage_se"],
-              "cap": advantage_bound(epsilon, DELTA), "exact_cap": gaussian_advantage_bound(mu),
+              "cap": bound_text(advantage_bound(epsilon, DELTA)),
+              "exact_cap": bound_text(gaussian_advantage_bound(mu)),
               "base_adv": base["advantage"], "test": 100 * run["test"],
               "base_test": 100 * base["test"], "noiseless_test": 100 * sweep["noiseless"]["test"],
               "noiseless_adv": sweep["noiseless"]["advantage"], "n": n, "clip": clip,
@@ -349,7 +356,8 @@ def dp_training(n: int, d: int, l2: float) -> None:
                    closest=closest or 0.0, n=f"{n:,}", base_test=100 * base["test"],
                    noiseless_test=100 * sweep["noiseless"]["test"],
                    small_test=100 * runs[0]["test"], small_eps=DP_EPSILONS[0],
-                   coin=", little better than a coin" if near_coin else "",
+                   coin=(", no better than a coin" if round(100 * runs[0]["test"]) <= 50
+                         else ", little better than a coin" if near_coin else ""),
                    advantage=advantage, more_data=more_data,
                    blame=lessons.section_text(SLUG, "sweep-blame-noise" if noise_blamed
                                               else "sweep-blame-clipping"))

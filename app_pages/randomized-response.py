@@ -86,6 +86,18 @@ def _percent(p: float, other: float | None = None) -> str:
     return f"{p:.4%}"
 
 
+def _share(p: float) -> str:
+    """33.80%, 100% only when every report says so, never 100.00% or 0.00% for less."""
+    if p in (0.0, 1.0):
+        return f"{p:.0%}"
+    text = f"{p:.2%}"
+    if text == "100.00%":
+        return "more than 99.99%"
+    if text == "0.00%":
+        return "less than 0.01%"
+    return text
+
+
 SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
@@ -142,7 +154,7 @@ def coin_demo(epsilon: float) -> None:
     copy_link(SLUG, "coin_demo")
     h = coin_heads_probability(epsilon)
     q = rr_keep_probability(epsilon)
-    lessons.render(SLUG, "coin-intro", eps=epsilon, h=h)
+    lessons.render(SLUG, "coin-intro", eps=epsilon, h=_prob(h, 3))
     truth = st.radio("Your true answer", [1, 0], format_func=lambda b: "Yes" if b else "No",
                      horizontal=True, key="rr_coin_truth")
     coins = rng_for("rr_coin").random(2)  # the respondent's two private coins, fixed per draw
@@ -220,9 +232,10 @@ def survey_demo(epsilon: float) -> None:
         left.metric("Reported Yes share", f"{yes_share:.2%}")
         right.metric("Debiased π̂", f"{estimate:.4f}", delta=f"{estimate - truth:+.4f} vs truth",
                      delta_color="off")
-        lessons.render(SLUG, "survey-formula", n=n, yes_share=yes_share,
-                       expected_share=rr_yes_share(truth, epsilon), one_minus_q=1 - q,
-                       two_q_minus_1=2 * q - 1, estimate=estimate, truth=truth)
+        lessons.render(SLUG, "survey-formula", n=n, yes_share=_share(yes_share),
+                       expected_share=_share(rr_yes_share(truth, epsilon)),
+                       yes_fraction=_prob(yes_share), one_minus_q=_prob(1 - q),
+                       two_q_minus_1=_prob(2 * q - 1), estimate=estimate, truth=truth)
     with plot:
         chart(charts.sampling_histogram(estimates, truth, estimate, rmse,
                                               step=rr_estimate_step(n, epsilon)), width="stretch")
@@ -235,11 +248,14 @@ def survey_demo(epsilon: float) -> None:
         chart(charts.error_vs_n_chart(N_GRID, rr_rmse(N_GRID, epsilon), np.array(SIM_N),
                                       sim, n, abs(estimate - truth)), width="stretch")
     outside = float(np.mean((estimates < 0) | (estimates > 1)))
-    values = {"yes_share": yes_share, "truth": truth, "outside": outside}
+    values = {"yes_share": _share(yes_share), "truth": truth, "outside": outside}
     with notice:
         lessons.render(SLUG, "survey-notice", trials=TRIALS,
                        sim_rmse=float(np.sqrt(np.mean(errors**2))), rmse=rmse, n=n,
                        two_rmse=2 * rmse,
+                       # beyond ±0.5 the spread is wider than all of [0, 1]
+                       two_rmse_note=lessons.section_text(SLUG, "survey-spread-useless")
+                       if 2 * rmse > 0.5 else "",
                        bias_text=lessons.section_text(
                            SLUG, "survey-unbiased-half" if abs(truth - 0.5) < 0.005
                            else "survey-biased", **values),
@@ -277,7 +293,8 @@ def local_central_demo(epsilon: float) -> None:
                        trials=SIM_TRIALS, central_vs=central_vs,
                        coin_factor=_factor(rr_rmse(n, epsilon) / sampling, 2),
                        large_eps=lessons.section_text(SLUG, "local-central-large-eps",
-                                                      eps=epsilon, per_root_n=ratio / math.sqrt(n))
+                                                      eps=epsilon, per_root_n=ratio / math.sqrt(n),
+                                                      flipped=_percent(1 - rr_keep_probability(epsilon)))
                        if epsilon > 1.1 else "")
     # The dots are RMSEs of SIM_TRIALS surveys each: a new draw would move them by about
     # 4%, less than a pixel on this log scale, so there is no resample button here.
@@ -316,8 +333,9 @@ def tammy_demo(epsilon: float) -> None:
                        post_yes=_percent(post_yes, other=prior), ratio=_factor(math.exp(epsilon), 3))
     with plot:
         chart(charts.posterior_chart(epsilon, prior), width="stretch")
-    lessons.render(SLUG, "tammy-formula", q=q, eps=epsilon, prior=prior, one_minus_prior=1 - prior,
-                   one_minus_q=1 - q, post_yes=post_yes, post_no=post_no)
+    lessons.render(SLUG, "tammy-formula", q=_prob(q, 3), eps=epsilon, prior=prior,
+                   one_minus_prior=1 - prior, one_minus_q=_prob(1 - q, 3),
+                   post_yes=_prob(post_yes, 3), post_no=_prob(post_no, 3))
 
 
 tammy_demo(epsilon)
@@ -358,7 +376,8 @@ def audit_demo(epsilon: float) -> None:
     with result:
         if alpha > 0.5 and not math.isclose(alpha, 0.5):
             st.warning(lessons.section_text(SLUG, "audit-slide-invalid", eps=epsilon,
-                                            slide_alpha=alpha, slide_keep=0.5 + alpha))
+                                            slide_alpha=_prob(alpha, 3),
+                                            slide_keep=_prob(0.5 + alpha, 3)))
             return
         alpha = min(alpha, 0.5)
         audit_panel("rr_audit",
@@ -370,8 +389,8 @@ def audit_demo(epsilon: float) -> None:
         true_eps = alpha_epsilon(alpha)
         section = ("audit-rates" if p_no > 0 else "audit-rates-never" if math.isinf(true_eps)
                    else "audit-rates-none-seen")
-        lessons.render(SLUG, section, samples=samples, p_yes=p_yes, p_no=p_no,
-                       rate_ratio=rate_ratio, log_ratio=float(np.log(rate_ratio)) if p_no else 0.0,
+        lessons.render(SLUG, section, samples=samples, p_yes=_prob(p_yes), p_no=_prob(p_no),
+                       rate_ratio=_factor(rate_ratio) if p_no else "", log_ratio=float(np.log(rate_ratio)) if p_no else 0.0,
                        true_eps=true_eps, eps=epsilon, one_minus_q=0.5 - alpha)
 
 

@@ -90,7 +90,7 @@ def test_ptr_refuses_on_a_small_class_and_answers_on_a_large_one(default_run):
     assert "So PTR answers with probability" in page_text(default_run)
     at = app_test(LESSON, {"ls_n": "51"})
     assert_clean(at)
-    assert "answers with probability just" in page_text(at)
+    assert "make it answer, raise Δ̂" in page_text(at)
     accuracy = chart_by_title(at, "Typical error")
     assert any("mostly says ⊥" in note["text"] for note in accuracy["layout"]["annotations"])
 

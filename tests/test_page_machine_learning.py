@@ -261,7 +261,7 @@ def test_with_no_gap_the_page_says_so_instead_of_a_gap_of_0_points():
     text = _flat(app_test(LESSON, {"ml_n": "1000"}))
     assert "a gap of 0 points" not in text and "The difference," not in text
     assert "The two are equal, so this model does not overfit" in text
-    assert "That is within two standard errors of 0" in text
+    assert "That is not even two standard errors above 0" in text
     assert "Here the curve stays" in text and "Notice where the curve leaves" not in text
 
 
@@ -269,7 +269,7 @@ def test_a_small_gap_with_a_noise_level_advantage_does_not_claim_the_attacker_fe
     # n = 1,000, d = 50: a 3-point gap, but an advantage of 0.018 ± 0.011.
     text = _flat(app_test(LESSON, {"ml_n": "1000", "ml_d": "50"}))
     assert "The difference, 3 points, is **overfitting**" in text
-    assert "This attacker feeds on it" not in text and "within two standard errors of 0" in text
+    assert "This attacker feeds on it" not in text and "not even two standard errors above 0" in text
 
 
 def test_the_dp_gd_notices_follow_the_live_numbers():
@@ -293,4 +293,4 @@ def test_the_dp_gd_notices_follow_the_live_numbers():
 
 def test_tiny_event_probabilities_are_not_shown_as_zero():
     text = _flat(app_test(LESSON, {"ml_eps": "50"}))
-    assert "(90.97% against 4.7 × 10⁻⁸)" in text and "against 0.00%" not in text
+    assert "(90.97% against 4.7 × 10⁻⁶%)" in text and "against 0.00%" not in text

@@ -175,9 +175,10 @@ def test_local_lower_bound_is_stated_for_moderate_epsilon_only():
     large = _flat(app_test(LESSON, {"rr_eps": "10"}))
     assert "a factor of **4.8**" in large  # n = 10,000: far from √n = 100
     assert "for moderate ε (up to about 1)" in large
-    assert "Above that the coins rarely lie" in large and "That factor ≈ √n" not in large
+    assert "Above that the bound no longer applies" in large and "That factor ≈ √n" not in large
+    assert "the coins change less than 0.1% of the" in large  # 1 − q = 4.5e-5 at ε = 10
     fair = _flat(app_test(LESSON))
-    assert "Above that the coins rarely lie" not in fair and "a factor of **67**" in fair
+    assert "Above that the bound no longer applies" not in fair and "a factor of **67**" in fair
 
 
 def test_grey_line_comparison_follows_n_and_epsilon():

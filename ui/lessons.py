@@ -69,14 +69,37 @@ def presenter_sections(slug: str) -> frozenset[str]:
     return _lesson(slug)[1]
 
 
+_MATH = re.compile(r"\$\$.*?\$\$|\$[^$]*\$", re.DOTALL)
+_EXPONENT = re.compile(r"^([-+]?\d(?:\.\d+)?)e([-+]\d+)$")
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def _no_e_notation(text: str, in_math: bool) -> str:
+    """What a `g` format gives for large or small numbers, written for a reader.
+
+    '2.22e+03' becomes 2,220 and '6.7e-05' becomes 6.7 × 10⁻⁵: never e-notation in a lesson.
+    """
+    match = _EXPONENT.match(text)
+    if not match:
+        return text
+    mantissa, exponent = match.group(1), int(match.group(2))
+    if 0 < exponent < 16:
+        return f"{float(text):,.0f}".replace(",", "{,}" if in_math else ",")
+    if in_math:
+        return f"{mantissa} \\times 10^{{{exponent}}}"
+    return f"{mantissa} × 10{str(exponent).translate(_SUPERSCRIPT)}"
+
+
 def fill(text: str, values: dict) -> str:
     """Replace {{name}} and {{name:fmt}} by the page's live values; leave others alone."""
+    math_spans = [m.span() for m in _MATH.finditer(text)]
 
     def replace(match: re.Match) -> str:
         name, spec = match.group(1), match.group(2)
         if name not in values:
             return match.group(0)
-        return format(values[name], spec or "")
+        in_math = any(start < match.start() < end for start, end in math_spans)
+        return _no_e_notation(format(values[name], spec or ""), in_math)
 
     return _PLACEHOLDER.sub(replace, text)
 
