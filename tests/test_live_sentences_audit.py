@@ -141,3 +141,14 @@ def test_poll_plan_says_when_the_interval_is_wider_than_the_range():
     assert "±143 points, wider than the whole 0–100% range" in small
     large = _flat(app_test(lesson("poll-instructor"), {"poll_class_size": "1000"}))
     assert "With **1,000 people**" in large and "wider than" not in large
+
+
+def test_local_sensitivity_notes_quote_the_page():
+    from ui.lessons import section_text
+
+    notes = " ".join(section_text("local-sensitivity", "instructors").split())
+    assert "PTR answers over 99.9% of the time at n = 1,001" in notes
+    assert "at n = 51, almost never (less than 0.01%)" in notes
+    assert "PTR answers with probability **over 99.9%**" in _flat(app_test(lesson("local-sensitivity")))
+    assert "PTR answers with probability **less than 0.01%**" in _flat(
+        app_test(lesson("local-sensitivity"), {"ls_n": "51"}))
