@@ -24,7 +24,8 @@ def test_defaults_show_every_section(default_run):
     assert_clean(page)
     assert page.title[0].value == "Laplace vs Gaussian"
     titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in page.get("plotly_chart")]
-    assert len(titles) == 7, titles
+    # the page's 7, plus the odds panels' icon arrays (2) and the planner's ε-against-δ curve
+    assert len(titles) == 7 + 3, titles
     assert "add/remove" in page_text(page)  # the neighbouring relation is stated
     # ε = 1 by default: the classic bound is out of its range, and the page says what to change
     assert any("Move ε below 1" in info.value for info in page.info)
@@ -64,6 +65,8 @@ SECTIONS = [  # the page's demos; each one's sliders only act on that demo
     {"gd_dim_d": (1, 10000), "gd_dim_eps": (EPSILONS[0], EPSILONS[-1]),
      "gd_dim_delta": (DELTAS[0], DELTAS[-1])},
     {"gd_aud_eps": (0.1, 3.0), "gd_aud_delta": (1e-4, 0.1), "gd_aud_z": (1.0, 4.0)},
+    # the accuracy planner (its confidence stays at the default: 100% is tests/test_planner_ui.py's)
+    {"gd_plan_err": (0.1, 10.0), "gd_plan_n": (10, 100_000_000), "gd_plan_delta": (DELTAS[0], DELTAS[-1])},
 ]
 
 
@@ -71,7 +74,7 @@ def test_every_corner_of_every_demo_runs_cleanly():
     # Run i puts each demo at corner i of its own box (bit j of i picks the low or high end
     # of its j-th slider), so 8 runs visit all 2³ corners of every demo, extremes included.
     at = app_test(LESSON)
-    assert {w.key for w in at.select_slider} == {key for section in SECTIONS for key in section}
+    assert {w.key for w in at.select_slider} == {key for section in SECTIONS for key in section} | {"gd_plan_conf"}
     for corner in range(8):
         for section in SECTIONS:
             for bit, (key, ends) in enumerate(section.items()):

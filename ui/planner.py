@@ -58,7 +58,7 @@ def _controls(key: str, kind: str) -> tuple[float, float, int, float | None]:
                       format_func=lambda v: f"{v:,}")
     delta = None
     if kind == "gaussian":
-        delta = choice_slider("δ you accept", DELTAS, 1e-6, f"{key}_delta", format_func=number_label)
+        delta = choice_slider("δ (the slack in the guarantee)", DELTAS, 1e-6, f"{key}_delta", format_func=number_label)
     return pp, confidence, n, delta
 
 
