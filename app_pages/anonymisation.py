@@ -22,6 +22,7 @@ from dp.linkage import (
 )
 from ui import lessons
 from ui.charts import anonymisation as charts
+from ui.odds import odds_panel
 from ui.params import EPSILONS, choice_slider, epsilon_slider, number_label
 from ui.seeds import demo_seed, resample_button, rng_for
 from ui.share import copy_link
@@ -263,6 +264,7 @@ def differencing_demo() -> None:
               key="anon_diff_chart")
     lessons.render(SLUG, "differencing-noise", eps=epsilon, b=1 / epsilon, total=2 * epsilon,
                    accuracy=100 * differencing_accuracy(epsilon))
+    odds_panel(2 * epsilon, key="anon", what="the two noisy counts together")
 
 
 differencing_demo()

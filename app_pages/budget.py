@@ -31,6 +31,7 @@ from dp.budget import (
 from ui import lessons
 from ui.audit import audit_panel
 from ui.charts import budget as charts
+from ui.odds import odds_panel
 from ui.params import DELTAS, EPSILONS, choice_slider, range_slider
 from ui.seeds import demo_seed, resample_button, rng_for
 from ui.share import copy_link
@@ -143,6 +144,7 @@ def attack_demo() -> None:
         lessons.render(SLUG, "blog-compare", m_star=m_star, spent=m_star * epsilon, **runs)
     else:
         lessons.render(SLUG, "blog-hint", blog_eps=BLOG_EPS)
+    odds_panel(epsilon, key="budget", what="one answer")
 
 
 attack_demo()

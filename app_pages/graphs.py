@@ -25,6 +25,7 @@ from dp.graphs import (
 from ui import lessons
 from ui.audit import audit_panel
 from ui.charts import graphs as charts
+from ui.odds import odds_panel
 from ui.params import (
     DELTAS,
     EPSILONS,
@@ -318,6 +319,7 @@ def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
     if delta < max(DELTAS):
         notes.append(lessons.section_text(SLUG, "delta-try-large"))
     lessons.render(SLUG, "role-of-delta", delta_note=" ".join(notes), **values)
+    odds_panel(2 * epsilon, delta, key="graphs", what="the whole release (both steps, 2ε)")
     lessons.quiz(SLUG, "delta-role")
 
     with st.container(border=True):

@@ -36,6 +36,7 @@ from dp.privacy_loss import laplace_density
 from ui import lessons
 from ui.audit import audit_panel
 from ui.charts import local_sensitivity as charts
+from ui.odds import odds_panel
 from ui.params import (
     EPSILONS,
     choice_radio,
@@ -343,6 +344,7 @@ def safe_alternatives() -> None:
              "rel_ptr": "⊥ (no answer)" if np.isnan(released["ptr"]) else f"{released['ptr']:.2f}",
              **{f"err_{key}": value for key, value in errors.items()}}
     lessons.render(SLUG, "safe-notice-ptr-answers" if answers >= 0.5 else "safe-notice-ptr-refuses", **facts)
+    odds_panel(epsilon, delta, key="ls", n=n, what="each release (δ: PTR only)")
     st.subheader("Accuracy against the exponential mechanism")
     lessons.quiz(SLUG, "which-wins")
     acc_plot, acc_text = st.columns([2, 1], gap="large")

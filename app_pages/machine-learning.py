@@ -33,6 +33,7 @@ from dp.learning import (
 from ui import lessons
 from ui.audit import audit_panel
 from ui.charts import machine_learning as charts
+from ui.odds import odds_panel
 from ui.params import choice_slider, epsilon_slider
 from ui.seeds import demo_seed, resample_button
 from ui.share import copy_link
@@ -302,6 +303,7 @@ def dp_training(n: int, d: int, l2: float) -> None:
                    **values)
     if run["tpr"] > op_bound:  # sampling noise only: say so rather than hide it
         st.info(lessons.section_text(SLUG, "dpgd-above-bound", **values))
+    odds_panel(epsilon, DELTA, key="ml", n=n, what="the trained model")
 
     with st.container(border=True):
         p_d, p_d_prime = canary_event_probabilities(sigma, clip, epochs)

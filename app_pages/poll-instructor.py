@@ -13,6 +13,7 @@ from ui import lessons
 from ui import poll as ui_poll
 from ui.charts.poll import estimate_figure, precision_figure
 from ui.params import EPSILONS, choice_slider, note_if_ignored, number_label, url_value
+from ui.planner import poll_planner
 from ui.show import chart
 
 SLUG = ui_poll.INSTRUCTOR_SLUG
@@ -115,6 +116,7 @@ def plan_precision() -> None:
     with plot:
         chart(precision_figure(SIZE_GRID, {label: rr_half_width(SIZE_GRID, eps)
                                            for label, eps in PLAN_EPSILONS.items()}, size))
+    poll_planner(size, {**{f"ε = {e:g}": e for e in EPS_OPTIONS}, "fair coins, ε = ln 3": math.log(3)}, key="poll_plan")
 
 
 raw_code = url_value(CODE_KEY)
