@@ -103,7 +103,8 @@ def cast(question: live.Question, choice: int) -> None:
                            choice, address=ui_poll.client_address())
     if result in (live.Vote.RECORDED, live.Vote.DUPLICATE):
         st.session_state.setdefault(VOTES_KEY, {}).pop(question.id, None)  # re-read: the first vote stands
-    elif result in REFUSALS:
+        return
+    if result in REFUSALS:
         st.session_state[NOTICE_KEY] = (question.id, *REFUSALS[result])
     else:  # UNKNOWN, WRONG_SESSION, INVALID_CHOICE, NOT_VOTABLE: a stale or forged click
         st.session_state[NOTICE_KEY] = (question.id, "moved-on", "⏭️")
@@ -191,12 +192,20 @@ def show_poll(question: live.Question) -> None:
                  icon="🪙", query_params={"code": question.ref})
 
 
+# Looked up once per page run, not at every tick of the fragment (ui.poll.engine reads the
+# secrets each time): an idle phone's tick is then the cached view and one element.
+db, views = ui_live.engine(), ui_live.session_cache()
+
+
 @st.fragment(run_every=ui_live.FOLLOW_SECONDS)
 def follow() -> None:
     """Every FOLLOW_SECONDS: the session's current question, from the process's shared cache
-    (one cheap read per process and half second, whatever the number of phones)."""
+    (one cheap read per process and half second, whatever the number of phones).
+
+    Rendering the question here, inside the fragment, keeps a push cheap: each phone reruns
+    only this function, not app.py and the page, when a new question appears."""
     with ui_live.database_guard():
-        current = ui_live.session_cache().view(ui_live.engine(), session.id)
+        current = views.view(db, session.id)
     if current is None or not current.session.open:
         st.info(lessons.section_text(SLUG, "session-ended"), icon="🏁")
         return

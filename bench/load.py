@@ -815,6 +815,16 @@ async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
         engine = store.make_engine(url)
         live.ensure_schema(engine)
         session, token = live.create_session(engine, class_size=store.CLASS_SIZE_MAX)
+        live.push_quiz(engine, session.id, "bench/warm", "Warm-up?", ["a", "b"], 0, "")
+        live.clear(engine, session.id)
+        # What a phone's tick would cost the database without the shared cache: a full view
+        # (session and question), against the version counter alone.
+        reads = {}
+        for name, read in (("view", live.view), ("version", live.version)):
+            started = time.perf_counter()
+            for _ in range(500):
+                read(engine, session.id)
+            reads[name] = (time.perf_counter() - started) / 500
         errors: list[str] = []
         with streamlit_server() as (pid, port):
             teacher = Session(port, "live-instructor", query={"code": session.code, "admin": token})
@@ -848,9 +858,12 @@ async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
             loops.append(asyncio.create_task(_projector_loop(teacher, projector, stop, shown, errors)))
             await asyncio.sleep(5)  # every phone has ticked at least twice: the idle state
             cpu0, wall0, first_tick = cpu_seconds(pid), time.monotonic(), len(ticks)
+            client0, load0 = time.process_time(), os.getloadavg()[0]
             await asyncio.sleep(idle_seconds)
             idle_wall = time.monotonic() - wall0
             idle_cpu = (cpu_seconds(pid) - cpu0) / idle_wall
+            client_cpu = (time.process_time() - client0) / idle_wall
+            load = (load0 + os.getloadavg()[0]) / 2
             idle_ticks = [seconds for _, seconds in ticks[first_tick:]]
             idle_rss = rss_mb(pid)
 
@@ -892,6 +905,8 @@ async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
     return {
         "phones": len(crowd), "asked": phones, "fragments": len(follow), "errors": errors,
         "idle_seconds": idle_wall, "idle_cpu": idle_cpu, "idle_ticks": idle_ticks,
+        "client_cpu": client_cpu, "load": load, "reads": reads,
+        "database": url.split(":", 1)[0],
         "publish": publish, "publish_cpu": publish_cpu,
         "vote_latency": [finished - sent for sent, finished, _ in votes],
         "votes_confirmed": sum(ok for *_, ok in votes), "stored": stored,
@@ -908,9 +923,18 @@ def print_live(result: dict) -> None:
     print(f"Live class: {result['phones']} of {result['asked']} phones joined one session on one "
           f"server process (each reruns its fragment every {result['follow_every']:g} s); "
           f"{len(result['errors'])} errors")
-    print(f"  idle, {result['idle_seconds']:.0f} s: server CPU {result['idle_cpu']:.2f} of a core; "
-          f"{len(ticks) / result['idle_seconds']:.0f} fragment reruns/s, each p50 {p(ticks, 0.5):.0f} ms, "
-          f"p95 {p(ticks, 0.95):.0f} ms (sent → finished); RSS {result['idle_rss']:.0f} MB")
+    rate = len(ticks) / result["idle_seconds"]
+    print(f"  idle, {result['idle_seconds']:.0f} s: server CPU {result['idle_cpu']:.2f} of a core "
+          f"({1000 * result['idle_cpu'] / max(rate, 1e-9):.1f} ms per rerun); {rate:.0f} fragment "
+          f"reruns/s (due: {result['phones'] / result['follow_every']:.0f}/s), each p50 "
+          f"{p(ticks, 0.5):.0f} ms, p95 {p(ticks, 0.95):.0f} ms (sent → finished); RSS "
+          f"{result['idle_rss']:.0f} MB; this client {result['client_cpu']:.2f} of a core; "
+          f"machine load average {result['load']:.1f} on {os.cpu_count()} cores")
+    reads = result["reads"]
+    print(f"  {result['database']} reads from this process: a session view {1e6 * reads['view']:.0f} µs, "
+          f"the version counter {1e6 * reads['version']:.0f} µs; without the shared cache the phones' "
+          f"views would cost {result['phones'] / result['follow_every'] * reads['view']:.2f} s "
+          f"per second, with it at most {reads['version'] / 0.5:.4f} s")
     publish = result["publish"]
     print(f"  publish → phone (quiz pushed through the database): {len(publish)} phones saw it; "
           f"p50 {p(publish, 0.5) / 1000:.2f} s, p95 {p(publish, 0.95) / 1000:.2f} s, "

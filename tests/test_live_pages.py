@@ -9,6 +9,7 @@ import json
 import math
 from datetime import timedelta
 
+import plotly.graph_objects as go
 import pytest
 from sqlalchemy import update
 
@@ -17,6 +18,7 @@ from tests.conftest import app_test, assert_clean, chart_specs, lesson
 from ui import lessons
 from ui import live as ui_live
 from ui import poll as ui_poll
+from ui.plain_figure import spec_mismatches
 
 INSTRUCTOR = lesson("live-instructor")
 JOIN = lesson("live-join")
@@ -94,6 +96,9 @@ def push_quiz(at, slug: str = "laplace", quiz_id: str = "clamping"):
 def click(at, key: str):
     at.button(key=key).click().run()
     assert_clean(at)
+    for spec in chart_specs(at):  # what the browser gets is what plotly validates, unchanged
+        assert not spec_mismatches(spec, go.Figure(spec).to_dict())
+        assert spec["layout"]["title"]["text"] and spec["data"]
     return at
 
 

@@ -21,8 +21,10 @@ JOIN_SLUG = "live-join"
 ADMIN_KEY = "live_admin"  # {"code": …, "token": …}: the admin token lives here, not in the URL
 DEVICE_PARAM = "dev"
 # A waiting phone re-reads the (cached) session view this often: a new question shows within
-# FOLLOW_SECONDS plus one rerun. The projector re-reads the votes every PROJECTOR_SECONDS.
-FOLLOW_SECONDS = 1.5
+# FOLLOW_SECONDS plus one rerun. Each tick costs the server a fragment rerun (about 3 ms of CPU,
+# nearly all of it Streamlit's own), so 300 phones at 2 s are 150 reruns a second
+# (docs/PERFORMANCE.md, "The live class"). The projector re-reads the votes every PROJECTOR_SECONDS.
+FOLLOW_SECONDS = 2.0
 PROJECTOR_SECONDS = 1.0
 # How stale a process's cached view may get before it reads the version counter again. Changes
 # made through this process are seen at once (the cache is invalidated); another replica's
