@@ -3,22 +3,37 @@
 import streamlit as st
 
 import serve
+from ui import lessons as deck
 from ui.course import navigation
-from ui.params import note_unknown_link_keys
-from ui.presenter import link_asks_for_presenter_mode, presenter_style, presenter_toggle
+from ui.params import forget_link_widgets, note_unknown_link_keys
+from ui.presenter import presenter_requested, presenter_style, presenter_toggle
 from ui.seeds import seed_controls
 from ui.server_log import limit_repeated_tracebacks
+from ui.share import fill_links
+from ui.show import CHART_CSS
 
 limit_repeated_tracebacks()  # a script's malformed widget states must not flood the log
 
 serve.nodelay_in_process()  # no 40 ms Nagle stall per move under plain `streamlit run` (docs/NAGLE.md)
+# Presenter mode folds the sidebar, whether a link asked for it or the sidebar's own switch
+# was just turned on (its new value is in the session state before this line runs).
 st.set_page_config(page_icon="🔒", layout="wide",
-                   initial_sidebar_state="collapsed" if link_asks_for_presenter_mode() else "auto")
+                   initial_sidebar_state="collapsed" if presenter_requested() else "auto")
 page = st.navigation(navigation(), expanded=True)
+st.html(CHART_CSS)
 with st.sidebar:
     presenting = presenter_toggle()
     seed = seed_controls()
 note_unknown_link_keys(page.url_path)
+forget_link_widgets(page.url_path)  # a new page registers its URL-bound widgets as it runs
 if presenting:
-    presenter_style(seed)
-page.run()
+    presenter_style()
+    deck.begin_deck(page.url_path)
+else:
+    deck.no_deck()
+try:
+    page.run()
+finally:  # also after st.stop() in a page
+    fill_links()  # the links, now that every widget of the page has run
+    if presenting:
+        deck.end_deck(seed)

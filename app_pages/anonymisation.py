@@ -114,13 +114,14 @@ st.title(TITLE)
 lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
 
-st.header("1. Linkage: join on ZIP, birth date and sex")
+lessons.step("1. Linkage: join on ZIP, birth date and sex")
 lessons.render(SLUG, "weld")
 lessons.quiz(SLUG, "county")
+lessons.step()
 lessons.render(SLUG, "linkage-setup")
 
 
-@st.fragment
+@lessons.demo
 def linkage_demo() -> None:
     copy_link(SLUG, "linkage_demo")
     controls, plot = st.columns([1, 2], gap="large")
@@ -164,6 +165,7 @@ def linkage_demo() -> None:
                    village=100 * expected_unique_share(VILLAGE, 3, "month"),
                    town=100 * expected_unique_share(TOWN, 3, "month"))
 
+    lessons.step()
     sets, join = st.columns([2, 3], gap="large")
     with sets:
         chart(charts.anonymity_chart(result.matches), width="stretch",
@@ -212,7 +214,7 @@ def _released(records, rows, zip_digits: int, resolution: str) -> dict[str, list
 
 linkage_demo()
 
-st.header("2. Differencing: two harmless counts")
+lessons.step("2. Differencing: two harmless counts")
 lessons.render(SLUG, "differencing-intro")
 
 
@@ -269,12 +271,12 @@ def differencing_demo() -> None:
 
 differencing_demo()
 
-st.header("3. Reconstruction: many noisy counts")
+lessons.step("3. Reconstruction: many noisy counts")
 lessons.render(SLUG, "reconstruction-intro")
 lessons.quiz(SLUG, "reconstruction")
 
 
-@st.fragment
+@lessons.demo
 def reconstruction_demo() -> None:
     copy_link(SLUG, "reconstruction_demo")
     controls, plot = st.columns([1, 2], gap="large")
@@ -318,16 +320,18 @@ def reconstruction_demo() -> None:
              else "recon-scale-patchy")
     lessons.render(SLUG, "reconstruction-notice", **numbers,
                    exact_sentence=_sentence(exact, **numbers), scale_sentence=_sentence(scale, **numbers))
+    lessons.step()
     chart(charts.people_grid_chart(bits, now[0]), width="stretch",
           key="anon_people_chart")
 
 
+lessons.step()
 reconstruction_demo()
 
-st.header("The fundamental law of information recovery")
+lessons.step("The fundamental law of information recovery")
 lessons.render(SLUG, "law")
 lessons.quiz(SLUG, "laplace-per-query")
 
-st.header("Takeaways")
+lessons.step("Takeaways")
 lessons.render(SLUG, "takeaways")
 lessons.render(SLUG, "reading")

@@ -94,7 +94,7 @@ lessons.render(SLUG, "hook")
 
 # --- 1. The averaging attack -------------------------------------------------------------------
 
-st.header("1. The averaging attack")
+lessons.step("1. The averaging attack")
 lessons.render(SLUG, "attack-intro")
 
 
@@ -148,9 +148,10 @@ def attack_demo() -> None:
 
 
 attack_demo()
+lessons.step()
 lessons.quiz(SLUG, "attack-epsilon")
 
-st.subheader("Check the guarantee: k answers leak more than one")
+lessons.step("Check the guarantee: k answers leak more than one", level="subheader")
 lessons.render(SLUG, "audit-intro", c1=AUDIT_COUNTS[0], c2=AUDIT_COUNTS[1])
 
 
@@ -185,7 +186,7 @@ audit_demo()
 
 # --- 2. The privacy-budget game ----------------------------------------------------------------
 
-st.header("2. The privacy-budget game")
+lessons.step("2. The privacy-budget game")
 lessons.render(SLUG, "game-intro", n=GAME_N)
 
 
@@ -243,7 +244,7 @@ def split_crossover(total: float, delta_prime: float) -> int | None:
     return advanced_split_crossover(total, delta_prime, int(SPLIT_KS[-1]))
 
 
-@st.fragment
+@lessons.demo
 def game_demo() -> None:
     copy_link(SLUG, "game_demo")
     setup, board = st.columns([2, 3], gap="large")
@@ -333,7 +334,7 @@ def game_demo() -> None:
                 section = "game-pooled-could-leak"
             lessons.render(SLUG, section, needed=needed, total=game.total, half=half)
 
-    st.subheader("Splitting the budget")
+    lessons.step("Splitting the budget", level="subheader")
     text, plot = st.columns([2, 3], gap="large")
     curves = split_curves(game.total, delta_prime)
     with plot:
@@ -353,7 +354,7 @@ def game_demo() -> None:
         st.page_link("app_pages/composition.py", label="Composition: basic, advanced and exact",
                      icon="➕")
 
-    st.subheader("The end of the game")
+    lessons.step("The end of the game", level="subheader")
     if not game.revealed:
         lessons.render(SLUG, "reveal-intro")
         st.button("🔓 Reveal the data (ends this game)", key="budget_game_reveal",
@@ -377,18 +378,20 @@ def game_demo() -> None:
                          width="stretch", height=300)
 
 
+lessons.step()
 game_demo()
+lessons.step()
 lessons.quiz(SLUG, "split")
 
 # --- 3. The fundamental law of information recovery --------------------------------------------
 
-st.header("3. Why a budget at all: the fundamental law")
+lessons.step("3. Why a budget at all: the fundamental law")
 lessons.render(SLUG, "law", n=GAME_N, sqrt_n=float(np.sqrt(GAME_N)), b_basic=GAME_N / 1.0)
 st.page_link("app_pages/anonymisation.py", label="Why anonymisation fails: the reconstruction attack",
              icon="🕵️")
 lessons.quiz(SLUG, "law")
 
-st.header("Takeaways")
+lessons.step("Takeaways")
 lessons.render(SLUG, "takeaways")
 st.subheader("Read more")
 lessons.render(SLUG, "reading")

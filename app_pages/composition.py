@@ -175,12 +175,13 @@ def ledger_figure(epsilon: float, extra: int, steps: tuple[str, ...]):
 st.title("Composition")
 lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
+lessons.step()
 lessons.quiz(SLUG, "advanced-small-k")
 
 
-@st.fragment
+@lessons.demo
 def compare():
-    st.header("Composition, compared")
+    lessons.step("Composition, compared")
     lessons.render(SLUG, "compare-intro")
     copy_link(SLUG, "compare")
     controls, plot = st.columns([1, 2], gap="large")
@@ -269,7 +270,7 @@ compare()
 st.subheader("Which bound to use when")
 lessons.render(SLUG, "which-bound")
 
-st.header("Group privacy: a family of g")
+lessons.step("Group privacy: a family of g")
 lessons.render(SLUG, "group-intro")
 lessons.quiz(SLUG, "family")
 
@@ -296,9 +297,10 @@ def groups():
                    single=ceiling_percent(view["upper"][0]))
 
 
+lessons.step()
 groups()
 
-st.header("Post-processing never spends budget")
+lessons.step("Post-processing never spends budget")
 lessons.render(SLUG, "post-intro", n=VILLAGE, true_count=TRUE_COUNT)
 lessons.quiz(SLUG, "post-free")
 
@@ -328,9 +330,10 @@ def post_processing():
                    total=total, shown=f"{shown:.2f}{unit}")
 
 
+lessons.step()
 post_processing()
 
-st.header("Why a budget at all: the fundamental law")
+lessons.step("Why a budget at all: the fundamental law")
 lessons.render(SLUG, "law")
 links = st.columns(2)
 links[0].page_link("app_pages/anonymisation.py", label="Why anonymisation fails: the reconstruction "
@@ -338,6 +341,6 @@ links[0].page_link("app_pages/anonymisation.py", label="Why anonymisation fails:
 links[1].page_link("app_pages/budget.py", label="Next: averaging attacks and the privacy budget",
                    icon="🧮")
 
-st.header("Takeaways")
+lessons.step("Takeaways")
 lessons.render(SLUG, "takeaways")
 lessons.render(SLUG, "reading")

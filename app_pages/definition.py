@@ -112,7 +112,7 @@ def _definition_view(epsilon: float, sensitivity: int, value_d: int, value_d_pri
     return figures, numbers
 
 
-@st.fragment
+@lessons.demo
 def definition_demo() -> None:
     lessons.render(SLUG, "demo-intro")
     copy_link(SLUG, "definition_demo")
@@ -136,6 +136,7 @@ def definition_demo() -> None:
         lessons.render(SLUG, "formula", **numbers)
     if numbers["gap"] > sensitivity:
         st.warning(lessons.section_text(SLUG, "not-neighbours", **numbers), icon="⚠️")
+    lessons.step()
     ratio, loss = st.columns(2)
     with ratio:
         chart(figures[1], key="def_ratio")
@@ -159,7 +160,9 @@ def definition_demo() -> None:
         )
 
 
+lessons.step()
 definition_demo()
+lessons.step()
 _quiz("exact-count")
 
 
@@ -239,7 +242,9 @@ def bayes_demo() -> None:
         lessons.render(SLUG, "bayes-notice", **numbers)
 
 
+lessons.step()
 bayes_demo()
+lessons.step()
 _quiz("tammy")
 
 
@@ -279,6 +284,7 @@ def testing_demo() -> None:
         lessons.render(SLUG, "hypothesis-notice", roc_sentence=roc, **numbers)
 
 
+lessons.step()
 testing_demo()
 
 
@@ -366,7 +372,9 @@ def game_demo() -> None:
                    shortfall=f"{100 * (ceiling - laplace_best):.1f} points")
 
 
+lessons.step()
 _quiz("game")
+lessons.step()
 game_demo()
 
 
@@ -404,10 +412,13 @@ def properties_demo() -> None:
         lessons.render(SLUG, "group-notice", **numbers)
 
 
+lessons.step()
 properties_demo()
+lessons.step()
 lessons.render(SLUG, "composition")
 links = st.columns(2)
 links[0].page_link("app_pages/composition.py", label="Composition: how ε adds up over k queries", icon="➕")
 links[1].page_link("app_pages/budget.py", label="Averaging attacks and the privacy budget", icon="🧮")
 
+lessons.step()
 lessons.render(SLUG, "takeaways")

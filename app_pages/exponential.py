@@ -28,6 +28,7 @@ from ui.params import (
     note_if_ignored,
     range_slider,
 )
+from ui.presenter import presenter_mode
 from ui.seeds import demo_seed, resample_button
 from ui.share import copy_link
 from ui.show import chart
@@ -98,9 +99,13 @@ lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
 st.info(lessons.section_text(SLUG, "neighbours"), icon="🤝")
 
-tab_link = link_values("exp_tab")
-tabs = st.tabs(TABS, key="exp_tab", bind="query-params")
-note_if_ignored("exp_tab", "tab name", tab_link, st.session_state.get("exp_tab") or TABS[0])
+# In presenter mode the tabs become steps of the deck, one after another.
+if presenter_mode():
+    tabs = [None] * len(TABS)
+else:
+    tab_link = link_values("exp_tab")
+    tabs = st.tabs(TABS, key="exp_tab", bind="query-params")
+    note_if_ignored("exp_tab", "tab name", tab_link, st.session_state.get("exp_tab") or TABS[0])
 
 
 # --- 1. Selection in general ----------------------------------------------------------------------
@@ -314,7 +319,7 @@ def median_view(kind: str, n: int, lower: float, upper: float, epsilon: float, s
     }
 
 
-@st.fragment
+@lessons.demo
 def median_demo() -> None:
     copy_link(SLUG, "median_demo")
     controls, plot = st.columns([2, 3], gap="large")
@@ -365,6 +370,7 @@ def median_demo() -> None:
                    b=fmt(scale), width=fmt(width), compare=compare,
                    ends=f"{view['laplace_clipped']:.0%}" if view["laplace_clipped"] >= 0.005 else "Under 1%",
                    parity="even" if n % 2 == 0 else "odd")
+    lessons.step()
     left, right = st.columns(2, gap="large")
     with left:
         title = "Exp. mechanism: intervals by rank" if not discrete else "Exp. mechanism over the levels"
@@ -394,6 +400,7 @@ def median_demo() -> None:
                    err_lap=people(errors_now["laplace"]), err_hist=people(errors_now["histogram"]),
                    growth=growth)
     opendp_expander(opendp_snippets.median(epsilon, lower, upper, n, discrete))
+    lessons.step()
     left, right = st.columns(2, gap="large")
     with left:
         chart(charts.rank_error_figure(MEDIAN_NS, view["sweep_n"], "n (log scale)", n,
@@ -425,7 +432,7 @@ def random_bids(n: int, seed: list[int]) -> np.ndarray:
     return np.round(np.random.default_rng(seed).uniform(0, RANDOM_BID_TOP, n), 2)
 
 
-@st.fragment
+@lessons.demo
 def auction_demo() -> None:
     copy_link(SLUG, "auction_demo")
     controls, plot = st.columns([2, 3], gap="large")
@@ -518,6 +525,7 @@ def auction_demo() -> None:
     bidder = int(np.argmax(bids))
     utilities = auction.bidder_utilities(bids, bidder, highest, reports, grid, epsilon)
     truthful = float(auction.bidder_utilities(bids, bidder, highest, [highest], grid, epsilon)[0])
+    lessons.step()
     left, right = st.columns(2, gap="large")
     with left:
         chart(charts.expected_revenue_figure(AUCTION_EPSILONS, expected, opt, guarantee, epsilon),
@@ -664,15 +672,25 @@ SECTIONS = [
     ("aud-intro", audit_demo, [], "notes-audit"),
 ]
 
-for tab, (intro, demo, after, quiz_id) in zip(tabs, SECTIONS, strict=True):
+def tab_section(intro: str, demo, after: list[str], quiz_id: str) -> None:
+    lessons.render(SLUG, intro)
+    demo()
+    for name in after:
+        lessons.render(SLUG, name)
+    lessons.step()  # in presenter mode the quiz is a step of its own (outside it, nothing)
+    lessons.quiz(SLUG, quiz_id)
+
+
+for tab, section in zip(tabs, SECTIONS, strict=True):
+    if tab is None:
+        lessons.step()
+        tab_section(*section)
+        continue
     with tab:
         if tab.open is False:
             continue
-        lessons.render(SLUG, intro)
-        demo()
-        for name in after:
-            lessons.render(SLUG, name)
-        lessons.quiz(SLUG, quiz_id)
+        tab_section(*section)
 
+lessons.step()
 st.divider()
 lessons.render(SLUG, "takeaways")

@@ -78,12 +78,13 @@ def share_text(share: float) -> str:
 st.title("Laplace vs Gaussian")
 lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
+lessons.step()
 lessons.quiz(SLUG, "one-count")
 
 
-@st.fragment
+@lessons.demo
 def matched_privacy():
-    st.header("Matched privacy: one count, two kinds of noise")
+    lessons.step("Matched privacy: one count, two kinds of noise")
     lessons.render(SLUG, "matched-intro")
     copy_link(SLUG, "matched_privacy")
     controls, plot = st.columns([1, 2], gap="large")
@@ -118,7 +119,7 @@ def matched_privacy():
     odds_panel(epsilon, delta, key="gd", what="this release")
     opendp_expander(opendp_snippets.gaussian_sum(epsilon, delta, sensitivity, sigma))
 
-    st.subheader("Tails")
+    lessons.step("Tails", level="subheader")
     crossover = tail_crossover(b, sigma)
     tails_plot, tails_text = st.columns([2, 1], gap="large")
     with tails_plot:
@@ -134,7 +135,7 @@ def matched_privacy():
         else:
             lessons.render(SLUG, "notice-tails-none")
 
-    st.subheader("Privacy loss: where the Gaussian needs δ")
+    lessons.step("Privacy loss: where the Gaussian needs δ", level="subheader")
     lessons.render(SLUG, "loss-intro")
     lessons.quiz(SLUG, "delta-vs-exceed")
     threshold = gaussian_loss_threshold(sigma, epsilon, sensitivity)
@@ -155,7 +156,7 @@ def matched_privacy():
 matched_privacy()
 
 
-st.header("What δ means: δ ≪ 1/n")
+lessons.step("What δ means: δ ≪ 1/n")
 lessons.render(SLUG, "delta-intro")
 lessons.quiz(SLUG, "census-leak")
 
@@ -187,11 +188,12 @@ def what_delta_means():
                    this_run=this_run, one_over_n=1 / n, n_squared=1 / n**2)
 
 
+lessons.step()
 what_delta_means()
 accuracy_planner("gaussian", slug=SLUG, key="gd_plan")
 
 
-st.header("Many dimensions: where the Gaussian wins")
+lessons.step("Many dimensions: where the Gaussian wins")
 lessons.render(SLUG, "dims-intro")
 lessons.quiz(SLUG, "hundred-counts")
 
@@ -220,9 +222,10 @@ def many_dimensions():
                               if crossover < 1 else ""))
 
 
+lessons.step()
 many_dimensions()
 
-st.header("Pure versus approximate DP")
+lessons.step("Pure versus approximate DP")
 lessons.render(SLUG, "table")
 
 
@@ -238,9 +241,9 @@ def run_audit(epsilon: float, delta: float, z: float, seed: list[int]) -> dict:
     return {**result, "sigma": sigma, "threshold": threshold}
 
 
-@st.fragment
+@lessons.demo
 def audit():
-    st.header("Check the guarantee: δ at work")
+    lessons.step("Check the guarantee: δ at work")
     lessons.render(SLUG, "audit-intro", samples=AUDIT_SAMPLES)
     copy_link(SLUG, "audit")
     controls, plot = st.columns([1, 2], gap="large")
@@ -293,6 +296,6 @@ def audit():
 
 audit()
 
-st.header("Takeaways")
+lessons.step("Takeaways")
 lessons.render(SLUG, "takeaways")
 lessons.render(SLUG, "reading")

@@ -160,7 +160,7 @@ st.title(TITLE)
 lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
 
-st.header("1. A social network")
+lessons.step("1. A social network")
 lessons.render(SLUG, "network-intro")
 controls, plot = st.columns([1, 2], gap="large")
 with controls:
@@ -203,7 +203,7 @@ else:
     lessons.render(SLUG, "notice-network", **network_values)
 
 
-st.header("2. Edge privacy versus node privacy")
+lessons.step("2. Edge privacy versus node privacy")
 lessons.render(SLUG, "neighbours")
 lessons.quiz(SLUG, "who-is-protected")
 
@@ -245,12 +245,14 @@ def side_by_side(n: int, ties: int, triad_p: float, seed: list) -> None:
     lessons.render(SLUG, f"notice-{query}", **values)
 
 
+lessons.step()
 side_by_side(n, ties, triad_p, seed)
 
 
-st.header("3. The sensitivity table")
+lessons.step("3. The sensitivity table")
 lessons.render(SLUG, "table-intro")
 lessons.quiz(SLUG, "triangle-gs")
+lessons.step()
 st.table(charts.sensitivity_rows(table, n, d), hide_index=True)
 left, right = st.columns([3, 2], gap="large")
 with left:
@@ -266,12 +268,12 @@ with right:
                        times=times))
 
 
-st.header("4. A private triangle count")
+lessons.step("4. A private triangle count")
 lessons.render(SLUG, "mechanism-intro")
 lessons.quiz(SLUG, "why-noisy-bound")
 
 
-@st.fragment
+@lessons.demo
 def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
     copy_link(SLUG, "triangle_demo")
     graph = _graph(n, ties, triad_p, seed)
@@ -301,6 +303,7 @@ def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
         lessons.render(SLUG, "mechanism-numbers", **values)
     with plot:
         chart(draws["releases"], key="graphs_releases", **CHART)
+    lessons.step()
     left, right = st.columns([3, 2], gap="large")
     with left:
         chart(draws["errors"], key="graphs_errors", **CHART)
@@ -355,7 +358,9 @@ def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
         )
 
 
+lessons.step()
 triangle_demo(n, ties, triad_p, seed)
 
+lessons.step()
 lessons.render(SLUG, "takeaways")
 lessons.render(SLUG, "reading")

@@ -18,5 +18,5 @@ for section in SECTIONS[1:]:
             st.page_link(lesson.script, label=lesson.title, icon=lesson.icon)
             st.caption(lesson.blurb)
 
-st.header("Using DP Lab in a lecture")
+lessons.step("Using DP Lab in a lecture")
 lessons.render(HOME.slug, "lecture")

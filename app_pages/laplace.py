@@ -100,9 +100,10 @@ lessons.render(SLUG, "hook")
 
 # --- 1. Sensitivity ----------------------------------------------------------------------------
 
-st.header("1. Sensitivity sets the noise")
+lessons.step("1. Sensitivity sets the noise")
 lessons.render(SLUG, "sensitivity-intro")
 lessons.quiz(SLUG, "histogram-sensitivity")
+lessons.step()
 relation_column, table_column = st.columns([2, 3], gap="large")
 with relation_column:
     relation = choice_radio("Neighbouring datasets (for the whole page)", RELATIONS, "add/remove",
@@ -156,11 +157,12 @@ def sensitivity_demo(relation: str) -> None:
     opendp_expander(opendp_snippets.laplace_query(query, epsilon, used, k=k, lower=lower, upper=upper, n=n))
 
 
+lessons.step()
 sensitivity_demo(relation)
 
 # --- 2. A noisy histogram ----------------------------------------------------------------------
 
-st.header("2. A noisy histogram of ages")
+lessons.step("2. A noisy histogram of ages")
 lessons.render(SLUG, "histogram-intro", relation=relation,
                delta=query_sensitivity("histogram", relation))
 lessons.quiz(SLUG, "census-n")
@@ -172,7 +174,7 @@ def bucket_labels(k: int) -> list[str]:
     return [f"{lo}–{lo + width - 1}" if width > 1 else str(lo) for lo in range(0, 100, width)]
 
 
-@st.fragment
+@lessons.demo
 def histogram_demo(relation: str) -> None:
     copy_link(SLUG, "histogram_demo")
     controls, plot = st.columns([2, 3], gap="large")
@@ -195,6 +197,7 @@ def histogram_demo(relation: str) -> None:
         chart(charts.histogram_figure(bucket_labels(k), counts, noisy, half, label),
               width="stretch", key="lap_hist_chart")
         opendp_expander(opendp_snippets.histogram(epsilon, k, relation, n))
+    lessons.step()
     text, tail = st.columns([2, 3], gap="large")
     with tail:
         chart(charts.tail_figure(k, worst / b), width="stretch", key="lap_tail_chart")
@@ -205,9 +208,10 @@ def histogram_demo(relation: str) -> None:
                        relative=f"{100 * union / n:,.2g}%" if union < n else f"{100 * union / n:,.0f}%")
 
 
+lessons.step()
 histogram_demo(relation)
 
-st.subheader("The census first-names example")
+lessons.step("The census first-names example", level="subheader")
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -239,7 +243,7 @@ census_demo(relation)
 
 # --- 3. Post-processing --------------------------------------------------------------------------
 
-st.header("3. Post-processing is free")
+lessons.step("3. Post-processing is free")
 lessons.quiz(SLUG, "clamping")
 lessons.render(SLUG, "postprocessing-intro")
 
@@ -294,15 +298,16 @@ def postprocessing_demo(relation: str) -> None:
         st.dataframe(table, hide_index=True, width="stretch")
 
 
+lessons.step()
 postprocessing_demo(relation)
 
 # --- 4. Bounded mean and clipping --------------------------------------------------------------
 
-st.header("4. A bounded mean, and where to clip")
+lessons.step("4. A bounded mean, and where to clip")
 lessons.render(SLUG, "clipping-intro")
 
 
-@st.fragment
+@lessons.demo
 def clipping_demo() -> None:
     copy_link(SLUG, "clipping_demo")
     controls, plot = st.columns([2, 3], gap="large")
@@ -341,6 +346,7 @@ def clipping_demo() -> None:
                    bias=float(mine["bias"]), noise_sd=float(mine["noise_sd"]),
                    rmse=float(mine["rmse"]), best_text=best_text,
                    clipped=int(np.sum((incomes > upper) | (incomes < lower))))
+    lessons.step()
     leak_b = (richest - lower) / (n * epsilon)
     rich_b = (20_000 - lower) / (n * epsilon)
     st.warning(lessons.section_text(SLUG, "clipping-leak", richest=richest, leak_b=leak_b,
@@ -352,7 +358,7 @@ clipping_demo()
 
 # --- 5. Accuracy ---------------------------------------------------------------------------------
 
-st.header("5. Accuracy, and the ε you need for it")
+lessons.step("5. Accuracy, and the ε you need for it")
 lessons.render(SLUG, "accuracy-intro")
 lessons.quiz(SLUG, "halve-error")
 CONFIDENCES = [0.5, 0.8, 0.9, 0.95, 0.99, 0.999]
@@ -384,12 +390,14 @@ def accuracy_demo() -> None:
                        log_term=float(np.log(1 / (1 - confidence))))
 
 
+lessons.step()
 accuracy_demo()
+lessons.step()
 accuracy_planner("laplace", slug=SLUG, key="lap_plan")
 
 # --- 6. Blue eyes --------------------------------------------------------------------------------
 
-st.header("6. The blue-eyes histogram")
+lessons.step("6. The blue-eyes histogram")
 
 
 @st.fragment
@@ -432,7 +440,7 @@ blue_eyes_demo(relation)
 
 # --- 7. Check the guarantee -----------------------------------------------------------------------
 
-st.header("7. Check the guarantee")
+lessons.step("7. Check the guarantee")
 lessons.render(SLUG, "audit-intro", c1=AUDIT_COUNTS[0], c2=AUDIT_COUNTS[1])
 CALIBRATIONS = ("Δ = 2 (right for replace-one)", "Δ = 1 (the add/remove value, wrong here)")
 
@@ -471,7 +479,7 @@ audit_demo()
 
 # --- Takeaways ---------------------------------------------------------------------------------
 
-st.header("Takeaways")
+lessons.step("Takeaways")
 lessons.render(SLUG, "takeaways")
 st.subheader("Read more")
 lessons.render(SLUG, "reading")

@@ -83,7 +83,7 @@ st.info(lessons.section_text(SLUG, "neighbours"), icon="🤝")
 
 # --- 1. Local versus global sensitivity -----------------------------------------------------
 
-st.header("Local versus global sensitivity")
+lessons.step("Local versus global sensitivity")
 lessons.render(SLUG, "local-intro")
 
 
@@ -142,7 +142,7 @@ local_vs_global()
 
 # --- 2. The trap ------------------------------------------------------------------------------
 
-st.header("The trap: noise scaled to local sensitivity")
+lessons.step("The trap: noise scaled to local sensitivity")
 lessons.render(SLUG, "trap-intro")
 lessons.quiz(SLUG, "zero-noise")
 
@@ -198,7 +198,7 @@ def _trap_view(spread: float, epsilon: float, seed: tuple) -> dict:
     return view
 
 
-@st.fragment
+@lessons.demo
 def trap() -> None:
     copy_link(SLUG, "trap")
     controls, plot = st.columns([1, 2], gap="large")
@@ -231,7 +231,7 @@ def trap() -> None:
     else:
         lessons.render(SLUG, "trap-notice-zero", **facts)
 
-    st.subheader("Check the guarantee")
+    lessons.step("Check the guarantee", level="subheader")
     event_text = lessons.section_text(
         SLUG, "audit-event-point" if radius == 0
         else "audit-event-capped" if radius == EVENT_CAP else "audit-event-scales")
@@ -253,12 +253,13 @@ def trap() -> None:
                    **{key: facts[key] for key in ("smooth_d", "smooth_d_prime", "smooth_factor")})
 
 
+lessons.step()
 trap()
 
 
 # --- 3. Safe alternatives ---------------------------------------------------------------------
 
-st.header("Safe alternatives: propose-test-release and smooth sensitivity")
+lessons.step("Safe alternatives: propose-test-release and smooth sensitivity")
 lessons.render(SLUG, "safe-intro")
 lessons.quiz(SLUG, "ptr-small")
 
@@ -299,7 +300,7 @@ def _accuracy_figure(n: int, delta: float, bound: float, epsilon: float, seed: t
     return charts.accuracy_chart(SWEEP_EPSILONS, _class_view(n, delta, bound, list(seed))["sweep"], epsilon)
 
 
-@st.fragment
+@lessons.demo
 def safe_alternatives() -> None:
     copy_link(SLUG, "safe_alternatives")
     controls, plot = st.columns([1, 2], gap="large")
@@ -345,7 +346,7 @@ def safe_alternatives() -> None:
              **{f"err_{key}": value for key, value in errors.items()}}
     lessons.render(SLUG, "safe-notice-ptr-answers" if answers >= 0.5 else "safe-notice-ptr-refuses", **facts)
     odds_panel(epsilon, delta, key="ls", n=n, what="each release (δ: PTR only)")
-    st.subheader("Accuracy against the exponential mechanism")
+    lessons.step("Accuracy against the exponential mechanism", level="subheader")
     lessons.quiz(SLUG, "which-wins")
     acc_plot, acc_text = st.columns([2, 1], gap="large")
     with acc_plot:
@@ -359,8 +360,9 @@ def safe_alternatives() -> None:
         lessons.render(SLUG, f"accuracy-{min(contenders, key=errors.get)}", **facts)
 
 
+lessons.step()
 safe_alternatives()
 
-st.header("Takeaways")
+lessons.step("Takeaways")
 lessons.render(SLUG, "takeaways")
 lessons.render(SLUG, "reading")

@@ -175,7 +175,7 @@ lessons.quiz(SLUG, "overfit")
 
 # --- 1. The attack ------------------------------------------------------------------------
 
-st.header("1. Membership inference: the model remembers")
+lessons.step("1. Membership inference: the model remembers")
 lessons.render(SLUG, "attack-intro")
 controls, hist_plot, roc_plot = st.columns([2, 3, 3], gap="medium")
 with controls:
@@ -232,11 +232,11 @@ lessons.render(SLUG, "attack-notice", n=f"{n:,}", d=d, l2=l2, train=100 * base["
 
 # --- 2. DP-GD -----------------------------------------------------------------------------
 
-st.header("2. Training with differential privacy: DP-GD")
+lessons.step("2. Training with differential privacy: DP-GD")
 lessons.render(SLUG, "dpgd-intro")
 
 
-@st.fragment
+@lessons.demo
 def dp_training(n: int, d: int, l2: float) -> None:
     copy_link(SLUG, "dp_training")
     controls, plot = st.columns([1, 2], gap="large")
@@ -320,7 +320,7 @@ def dp_training(n: int, d: int, l2: float) -> None:
                         event_label="w_T[0] < −2σ√T/4",
                         cache_key=("ml_canary", epsilon, clip, epochs))
 
-    st.subheader("Accuracy and membership inference against ε")
+    lessons.step("Accuracy and membership inference against ε", level="subheader")
     lessons.render(SLUG, "sweep-intro", clip=clip, epochs=epochs, n=n)
     runs = sweep["runs"]
     acc_plot, adv_plot = st.columns(2, gap="large")
@@ -365,14 +365,16 @@ def dp_training(n: int, d: int, l2: float) -> None:
                                               else "sweep-blame-clipping"))
 
 
+lessons.step()
 dp_training(n, d, l2)
+lessons.step()
 lessons.quiz(SLUG, "tpr-cap")
 lessons.quiz(SLUG, "more-epochs")
 lessons.render(SLUG, "dpgd-details")
 
 # --- 3. Federated averaging ---------------------------------------------------------------
 
-st.header("3. Federated averaging: where does the noise go?")
+lessons.step("3. Federated averaging: where does the noise go?")
 lessons.render(SLUG, "fed-intro", m=RECORDS_PER_CLIENT, rounds=ROUNDS, clip=UPDATE_CLIP)
 lessons.quiz(SLUG, "local-vs-central")
 
@@ -406,8 +408,9 @@ def federated(d: int) -> None:
                    records=clients * RECORDS_PER_CLIENT, rounds=ROUNDS)
 
 
+lessons.step()
 federated(d)
 
-st.header("Takeaways")
+lessons.step("Takeaways")
 lessons.render(SLUG, "takeaways")
 lessons.render(SLUG, "reading")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import plotly.graph_objects as go
@@ -62,14 +63,19 @@ def test_a_shared_link_reopens_the_same_view(lesson: Lesson):
     assert opened["seed"] == 123
 
     links = _links(at)
-    assert len(links) == _demos_shown(lesson), "one 'Copy link to this view' per demo"
-    assert len(set(links)) == 1
+    # one 'Copy link to this view' per demo of the page (shared panels such as the accuracy
+    # planner, defined in ui/, bring their own)
+    assert len(links) >= _demos_shown(lesson)
+    assert len(set(links)) == 1, "every demo's link carries the whole page"
     link = urlsplit(links[0])
     assert link.path == f"/{lesson.slug}"
-    carried = {key: values[-1] for key, values in parse_qs(link.query, keep_blank_values=True).items()}
-    assert carried == {**link_values, "seed": "123"}
+    every = parse_qs(link.query, keep_blank_values=True)
+    carried = {key: values[-1] for key, values in every.items()}
+    assert {key: carried.get(key) for key in link_values} == link_values
+    assert carried["seed"] == "123"
+    assert "present" not in carried and "step" not in carried
 
-    reopened = app_test(lesson, carried)
+    reopened = app_test(lesson, every)
     assert_clean(reopened)
     assert {w.key: w.value for w in _sliders(reopened)} == opened
     assert _links(reopened) == links
@@ -81,7 +87,32 @@ def test_the_link_writes_out_the_default_seed():
 
 
 @pytest.mark.parametrize("lesson", PAGES, ids=lambda lesson: lesson.slug)
-def test_presenter_mode_keeps_the_demo_and_drops_the_prose(lesson: Lesson):
+def test_a_link_writes_every_setting_even_at_its_default(lesson: Lesson):
+    # Streamlit keeps a setting at its default out of the address bar; the copied link must
+    # not, or a later change of the default would silently change an old link's picture.
+    at = app_test(lesson)
+    assert_clean(at)
+    links = _links(at)
+    assert links
+    carried = parse_qs(urlsplit(links[0]).query, keep_blank_values=True)
+    for widget in _sliders(at):
+        assert widget.key in carried, f"{widget.key} at its default is missing from the link"
+    reopened = app_test(lesson, carried)  # every value, so pills keep all their choices
+    assert_clean(reopened)
+    assert not [c.value for c in reopened.caption if NOTE in c.value]
+    assert {w.key: w.value for w in _sliders(reopened)} == {w.key: w.value for w in _sliders(at)}
+
+
+def _deck_counter(at) -> tuple[int, int]:
+    """The deck's "3 / 9", as numbers."""
+    counters = [m.value.strip("*") for m in at.markdown if re.fullmatch(r"\*\*\d+ / \d+\*\*", m.value)]
+    assert len(counters) == 1, counters
+    shown, total = counters[0].split(" / ")
+    return int(shown), int(total)
+
+
+@pytest.mark.parametrize("lesson", PAGES, ids=lambda lesson: lesson.slug)
+def test_presenter_mode_is_a_deck_that_shows_every_demo_once(lesson: Lesson):
     normal = app_test(lesson, {"seed": "77"})
     presenting = app_test(lesson, {"seed": "77", "present": "1"})
     assert_clean(presenting)
@@ -89,18 +120,76 @@ def test_presenter_mode_keeps_the_demo_and_drops_the_prose(lesson: Lesson):
     assert any("Presenter mode · seed 77" in c.value for c in presenting.caption)
     assert not [e for e in presenting.expander if "For instructors" in e.label]
     assert [e for e in normal.expander if "For instructors" in e.label]
-    # The prose shrinks; the sections marked `present` and every demo stay.
-    assert len(presenting.markdown) < len(normal.markdown)
-    kept = lessons.presenter_sections(lesson.slug)
-    assert kept, f"lessons/{lesson.slug}.md marks no section `present`"
-    assert len(chart_specs(presenting)) == len(chart_specs(normal))
-    assert len(_sliders(presenting)) == len(_sliders(normal))
-    for spec in chart_specs(presenting):
-        go.Figure(spec)
-        assert spec["layout"]["font"]["size"] == PRESENTER_FONT_SIZE
-    # Captions under charts are prose too: gone on the projector.
-    assert not [c for c in presenting.caption if c.value.startswith("Chart:")]
-    assert len([c for c in normal.caption if c.value.startswith("Chart:")]) == len(chart_specs(normal))
+    assert lessons.presenter_sections(lesson.slug), f"lessons/{lesson.slug}.md marks no section `present`"
+    assert _deck_counter(presenting)[0] == 1
+    total = _deck_counter(presenting)[1]
+    assert total >= 4, "a lesson is several steps"
+    # Step by step, the deck shows every chart and every slider of the page exactly once,
+    # and its prose shrinks to what the lesson marks `present`.
+    charts, sliders, markdown = [], [], 0
+    for number in range(1, total + 1):
+        presenting.session_state[f"step_{lesson.slug}"] = number
+        presenting.run()
+        assert_clean(presenting)
+        assert _deck_counter(presenting) == (number, total)
+        specs = chart_specs(presenting)
+        for spec in specs:
+            go.Figure(spec)
+            assert spec["layout"]["font"]["size"] == PRESENTER_FONT_SIZE
+        charts += [spec["layout"]["title"]["text"] for spec in specs]
+        sliders += [w.key for w in _sliders(presenting)]
+        markdown += len(presenting.markdown)
+        # Captions under charts are prose too: gone on the projector.
+        assert not [c for c in presenting.caption if c.value.startswith("Chart:")]
+    deck_sliders = sorted(key for key in sliders if key != "seed")
+    page_sliders = sorted(w.key for w in _sliders(normal) if w.key != "seed")
+    if "st.tabs(" in (ROOT / lesson.script).read_text(encoding="utf-8"):
+        # the page runs only its open tab; the deck has every tab as steps
+        assert set(page_sliders) <= set(deck_sliders) and len(set(deck_sliders)) == len(deck_sliders)
+        assert len(charts) >= len(chart_specs(normal))
+    else:
+        assert deck_sliders == page_sliders
+        assert len(charts) == len(chart_specs(normal))
+    assert markdown < len(normal.markdown) + 3 * total
+
+
+@pytest.mark.parametrize("bad", ["0", "abc", "999"])
+def test_a_bad_step_in_a_link_opens_step_one_with_a_note(bad: str):
+    at = app_test(PAGES[0], {"present": "1", "step": bad})
+    assert_clean(at)
+    assert _deck_counter(at)[0] == 1
+    assert any(f"step={bad!r}" in c.value or f"step='{bad}'" in c.value or bad in c.value
+               for c in at.caption if "step" in c.value), [c.value for c in at.caption]
+
+
+def test_a_step_in_a_link_opens_the_deck_there_and_outside_presenter_mode_means_nothing():
+    at = app_test(PAGES[0], {"present": "1", "step": "3"})
+    assert _deck_counter(at)[0] == 3
+    plain = app_test(PAGES[0], {"step": "3"})
+    assert_clean(plain)
+    assert "step" not in plain.query_params
+    assert not [c for c in plain.caption if "step" in c.value]
+
+
+def test_on_the_projector_the_answer_is_revealed_without_a_pick():
+    lesson = next(page for page in PAGES if lessons.quizzes(page.slug))
+    quiz_id = next(iter(lessons.quizzes(lesson.slug)))
+    key = f"{lesson.slug}_quiz_{quiz_id}"
+    student = app_test(lesson)
+    assert student.toggle(key=f"{key}_reveal").disabled, "a student picks first"
+    presenting = app_test(lesson, {"present": "1"})
+    for number in range(1, _deck_counter(presenting)[1] + 1):
+        presenting.session_state[f"step_{lesson.slug}"] = number
+        presenting.run()
+        if [t for t in presenting.toggle if t.key == f"{key}_reveal"]:
+            break
+    reveal = presenting.toggle(key=f"{key}_reveal")
+    assert not reveal.disabled
+    reveal.set_value(True).run()
+    text = " ".join(m.value for m in presenting.markdown)
+    answer = lessons.quizzes(lesson.slug)[quiz_id]
+    assert answer.options[answer.answer] in text
+    assert "Not quite" not in text and "Right." not in text
 
 
 @pytest.mark.parametrize("bad", ["yes", "2", "", "1e400"])

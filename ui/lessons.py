@@ -16,20 +16,35 @@ formula, a one-line statement the demo needs) says so in its marker:
 
 Every lesson ends with an "instructors" section (timing, questions to pose before each
 reveal, common misconceptions), shown folded on the page and never in presenter mode.
+
+Presenter mode is a deck. A page marks where each step begins with `step("heading")`
+(in place of `st.header`); `step()` with no heading continues the part before it on a new
+screen. Whatever a page draws before its first `step` is step 1, the title slide. In
+presenter mode one step is shown at a time and the others are drawn nowhere: their code
+still runs, so widgets keep their values and later steps can use earlier choices, but
+their elements go to a container that sends nothing. Outside presenter mode `step` is
+a heading and the page is the full scrolling lesson.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import sys
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+from streamlit.delta_generator_singletons import context_dg_stack
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from ui.course import ROOT
+from ui.course import HOME, ROOT
+from ui.params import note_if_ignored, url_value
 from ui.presenter import presenter_mode
+from ui.share import STEP_KEY, deck_link
 
 LESSON_DIR = ROOT / "lessons"
 _SECTION = re.compile(r"^<!--\s*section:\s*([\w-]+)(\s+present)?\s*-->\s*$", re.MULTILINE)
@@ -119,7 +134,8 @@ def render(slug: str, name: str, **values) -> None:
     display formulas ($$…$$): the projector keeps the structure and the maths, not the prose.
     """
     text = section_text(slug, name, **values)
-    if presenter_mode() and name not in presenter_sections(slug):
+    # The takeaways are the deck's closing slide, so the projector shows them whole.
+    if presenter_mode() and name not in presenter_sections(slug) and name != "takeaways":
         text = headings_and_formulas(text)
     if text:
         st.markdown(text)
@@ -154,6 +170,264 @@ def instructor_notes(slug: str) -> None:
         st.markdown(section_text(slug, "instructors"))
 
 
+# --- Presenter mode: the deck ------------------------------------------------------------------
+
+# STEP_KEY ("step") is the URL parameter; per page, the session key is step_<page>.
+_DECK = "_dplab_deck"  # this run's deck, in the session state
+
+
+@dataclass
+class _Deck:
+    page: str
+    current: int  # the step on screen, from 1
+    count: int = 1  # steps begun so far in this run (the title slide is step 1)
+    heading: str = ""  # the heading of the part the next step() continues
+    # Each step() call by its call site: (step number, part heading). A demo's own rerun
+    # (a fragment) does not run the page, so the steps inside it are looked up, not counted.
+    sites: dict = field(default_factory=dict)
+    spans: dict = field(default_factory=dict)  # demo → (first step, last step), last page run
+    learnt: dict = field(default_factory=dict)  # the same, as this page run finds them
+
+
+def _sink() -> DeltaGenerator:
+    """A container outside the page: what is written to it is never sent.
+
+    It is Streamlit's own "bare mode" DeltaGenerator (no root container), what elements
+    write to when no script is running; widgets in it still keep their state.
+    """
+    return DeltaGenerator(root_container=None)
+
+
+def _in_sink() -> bool:
+    return context_dg_stack.get()[-1]._root_container is None
+
+
+def _show(showing: bool) -> None:
+    """Send what follows to the page, or to the sink.
+
+    Streamlit's container stack is a context variable that `with container:` pushes and
+    pops; the sink goes on top of it. So step() must be called where no `with` block is
+    open (at the top level of a page or of a demo function), or a `with` would pop the sink.
+    """
+    stack = context_dg_stack.get()
+    if showing and _in_sink():
+        context_dg_stack.set(stack[:-1])
+    elif not showing and not _in_sink():
+        context_dg_stack.set((*stack, _sink()))
+
+
+def _step_key(page: str) -> str:
+    return f"{STEP_KEY}_{page or 'home'}"
+
+
+def begin_deck(page: str) -> None:
+    """Called by app.py before a page runs in presenter mode: which step to show."""
+    key = _step_key(page)
+    link_value = None
+    if key not in st.session_state:
+        link_value = url_value(STEP_KEY)
+        valid = link_value is not None and link_value.isdigit() and 0 < int(link_value) < 1000
+        st.session_state[key] = int(link_value) if valid else 1
+        if link_value is not None and not valid:
+            st.session_state[f"{key}__bad_link"] = link_value
+    deck = _Deck(page, st.session_state[key], spans=st.session_state.get(f"{key}__spans", {}))
+    st.session_state[_DECK] = deck
+    _show(deck.current == 1)
+
+
+def _deck() -> _Deck | None:
+    deck = st.session_state.get(_DECK)
+    return deck if presenter_mode() and isinstance(deck, _Deck) else None
+
+
+def _demo_rerun() -> bool:
+    """Whether this run reruns demos (fragments) only, not the page."""
+    ctx = get_script_run_ctx()
+    return bool(ctx and ctx.fragment_ids_this_run)
+
+
+def step(heading: str | None = None, *, level: str = "header") -> None:
+    """Begin a step of the deck: a part's heading, or (no heading) a new screen of the same part.
+
+    Outside presenter mode this is the heading alone (st.header, or st.subheader with
+    level="subheader"). Call it at the top level of a page or of a demo function, never
+    inside a `with` block; inside a demo, only where what follows makes its own containers
+    (columns made before the step belong to the step before).
+    """
+    deck = _deck()
+    draw = st.header if level == "header" else st.subheader
+    if deck is None:
+        if heading:
+            draw(heading)
+        return
+    caller = sys._getframe(1)
+    site = (caller.f_code.co_filename, caller.f_lineno)
+    if _demo_rerun():
+        number, part = deck.sites.get(site, (0, ""))
+    else:
+        deck.count += 1
+        if heading:
+            deck.heading = heading
+        number, part = deck.count, deck.heading
+        deck.sites[site] = (number, part)
+    _show(number == deck.current)
+    if heading:
+        draw(heading)
+    elif part:
+        st.subheader(f"{part} (continued)")
+
+
+def demo(function=None, **fragment_options):
+    """`@lessons.demo` in place of `@st.fragment` (same options, e.g. key=), for a demo with
+    steps of its own inside.
+
+    Streamlit draws a fragment inside a container it makes where the fragment is called,
+    so a demo whose later part is on screen must be called where the page is shown, not in
+    the sink; and its earlier part must then go to the sink. The steps a demo spans are
+    learnt on a page run (the first page run in presenter mode runs twice for this).
+    """
+    if function is None:
+        return functools.partial(demo, **fragment_options)
+    name = f"{function.__module__}.{function.__qualname__}"
+
+    @functools.wraps(function)
+    def body(*args, **kwargs):
+        deck = _deck()
+        if deck is None:
+            return function(*args, **kwargs)
+        entry = context_dg_stack.get()
+        rerun = _demo_rerun()
+        first = deck.spans.get(name, (deck.count, deck.count))[0] if rerun else deck.count
+        _show(deck.current == first)  # the part before the demo's first step()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            if not rerun:
+                deck.learnt[name] = (first, deck.count)
+            context_dg_stack.set(entry)
+
+    fragment = st.fragment(body, **fragment_options)
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        deck = _deck()
+        if deck is None:
+            return fragment(*args, **kwargs)
+        entry = context_dg_stack.get()
+        first, last = deck.spans.get(name, (deck.count, deck.count))
+        if first <= deck.current <= last:
+            _show(True)
+        try:
+            return fragment(*args, **kwargs)
+        finally:
+            context_dg_stack.set(entry)
+
+    return call
+
+
+def showing_step() -> bool:
+    """Whether what the page draws now is on screen (always, outside presenter mode)."""
+    return _deck() is None or not _in_sink()
+
+
+def _go(page: str, number: int) -> None:
+    st.session_state[_step_key(page)] = number
+    st.query_params[STEP_KEY] = str(number)
+
+
+_DECK_CSS = """
+<style>
+/* The deck's controls float at the bottom right, so a step keeps the whole screen. */
+.st-key-dplab_deck { position: fixed; right: 0.75rem; bottom: 0.5rem; z-index: 999990;
+  width: auto !important; background: rgba(255, 255, 255, 0.94); padding: 0.2rem 0.4rem;
+  border-radius: 0.5rem; box-shadow: 0 0 0 1px #d0d0d0; gap: 0.4rem; align-items: center; }
+.st-key-dplab_deck button { min-height: 2rem; padding: 0 0.6rem; }
+.st-key-dplab_deck p { font-size: 0.8rem; margin: 0; white-space: nowrap; }
+</style>
+"""
+
+# Clickers send PageDown/PageUp (the buttons' shortcuts); some send the arrow keys, which
+# also move a focused slider, tab or radio, so arrows turn the page only when no control
+# has the focus. A slider that has the focus would also take PageUp/PageDown for itself:
+# those are caught first, so a clicker always turns the page.
+_DECK_KEYS = """
+<script>
+(() => {
+  if (window.__dplabDeckKeys) return;
+  window.__dplabDeckKeys = true;
+  const CONTROLS = 'input, textarea, select, [contenteditable=""], [contenteditable="true"], ' +
+    '[role=slider], [role=radio], [role=tab], [role=spinbutton], [role=listbox], [role=option], ' +
+    '[role=combobox], [role=grid], [role=gridcell], canvas';
+  const press = (which) => {
+    const button = [...document.querySelectorAll(`.st-key-dplab_deck_${which} button`)]
+      .find((b) => b.offsetParent !== null);
+    if (button && !button.disabled) button.click();
+  };
+  window.addEventListener('keydown', (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    const target = event.target instanceof Element ? event.target : null;
+    const inControl = !!(target && target.closest(CONTROLS));
+    const inSlider = !!(target && target.closest('[role=slider]'));
+    let which = null;
+    if (event.key === 'ArrowRight' && !inControl) which = 'next';
+    if (event.key === 'ArrowLeft' && !inControl) which = 'previous';
+    if (event.key === 'PageDown' && inSlider) which = 'next';
+    if (event.key === 'PageUp' && inSlider) which = 'previous';
+    if (!which) return;
+    event.preventDefault();
+    event.stopPropagation();
+    press(which);
+  }, true);
+})();
+</script>
+"""
+
+
+def no_deck() -> None:
+    """Outside presenter mode a step in the URL means nothing: drop it."""
+    st.query_params.pop(STEP_KEY, None)
+
+
+def end_deck(seed: int) -> None:
+    """Called by app.py after the page ran: the step counter, the Previous/Next buttons,
+    and the seed that drew the pictures (so the same link gives them again)."""
+    deck = _deck()
+    if deck is None:
+        return
+    _show(True)
+    key = _step_key(deck.page)
+    if deck.learnt != deck.spans and not _demo_rerun():
+        # A demo spans steps this run did not know of: run again, now knowing.
+        st.session_state[f"{key}__spans"] = deck.learnt
+        st.rerun()
+    bad = st.session_state.pop(f"{key}__bad_link", None)
+    if deck.current > deck.count:  # a link to a step this lesson does not have
+        bad = str(deck.current)
+        st.session_state[f"{key}__bad_link"] = bad
+        _go(deck.page, 1)
+        st.rerun()
+    st.html(_DECK_CSS)
+    with st.container(horizontal=True, key="dplab_deck"):
+        if bad is not None:
+            note_if_ignored(STEP_KEY, f"step of this lesson (1 to {deck.count})", bad, "1")
+        st.caption(f"Presenter mode · seed {seed}")
+        if deck.count == 1:  # a page without steps (the home page, the class poll)
+            st.query_params.pop(STEP_KEY, None)
+            deck_link(deck.page or HOME.slug, 1)
+            return
+        st.button("◀ Previous", key="dplab_deck_previous", shortcut="PageUp",
+                  disabled=deck.current <= 1, on_click=_go, args=(deck.page, deck.current - 1),
+                  help="Previous step (PageUp, or ← when no control has the focus)")
+        st.markdown(f"**{deck.current} / {deck.count}**")
+        st.button("Next ▶", key="dplab_deck_next", shortcut="PageDown",
+                  disabled=deck.current >= deck.count, on_click=_go,
+                  args=(deck.page, deck.current + 1),
+                  help="Next step (PageDown, or → when no control has the focus)")
+        deck_link(deck.page or HOME.slug, deck.current)
+    st.html(_DECK_KEYS, unsafe_allow_javascript=True)
+    st.query_params[STEP_KEY] = str(deck.current)
+
+
 @lru_cache(maxsize=64)
 def _read_quizzes(path: Path, mtime: float) -> dict[str, Quiz]:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -183,8 +457,14 @@ def quiz(slug: str, quiz_id: str) -> None:
         ask_the_class(slug, quiz_id)  # "Ask the class": only for an instructor running a live session
         choice = st.radio("Your prediction", range(len(q.options)), index=None, key=key,
                           format_func=lambda i: q.options[i], label_visibility="collapsed")
-        revealed = st.toggle("Reveal the answer", key=f"{key}_reveal", disabled=choice is None,
-                             help="Pick an answer first.")
-        if revealed and choice is not None:
+        # On the projector the class predicts, not the instructor: the answer can be
+        # revealed without a pick (a pick would be marked wrong or right in front of everyone).
+        projector = presenter_mode()
+        revealed = st.toggle("Reveal the answer", key=f"{key}_reveal",
+                             disabled=choice is None and not projector,
+                             help=None if projector else "Pick an answer first.")
+        if revealed and choice is None:
+            st.markdown(f"The answer: *{q.options[q.answer]}*. {q.explanation}")
+        elif revealed:
             verdict = "✅ Right." if choice == q.answer else f"❌ Not quite: the answer is *{q.options[q.answer]}*."
             st.markdown(f"{verdict} {q.explanation}")

@@ -41,6 +41,39 @@ def link_values(key: str) -> list[str] | None:
     return st.query_params.get_all(key) or None
 
 
+# How each bound widget writes its value into a link. Streamlit drops a bound widget's
+# parameter from the address bar while it sits at its default, so "Copy link to this
+# view" (ui.share) writes every one of them itself, defaults included: an old link then
+# keeps its picture even after a default changes.
+_LINK_FORMATS = "_dplab_link_formats"
+
+
+def remember_for_links(key: str, to_link: Callable[[object], list[str]]) -> None:
+    """Register a URL-bound widget: `to_link(value)` gives its link value(s)."""
+    st.session_state.setdefault(_LINK_FORMATS, {})[key] = to_link
+
+
+def forget_link_widgets(page: str) -> None:
+    """app.py, before a page runs: a new page starts with no widgets registered. The same
+    page keeps them, so a demo's own rerun still knows the widgets of the other demos."""
+    if st.session_state.get(f"{_LINK_FORMATS}_page") != page:
+        st.session_state[f"{_LINK_FORMATS}_page"] = page
+        st.session_state[_LINK_FORMATS] = {}
+
+
+def link_params() -> dict[str, list[str]]:
+    """Every registered widget's current value, as a link writes it (a widget the page did
+    not draw this time has no value, and is left out)."""
+    formats = st.session_state.get(_LINK_FORMATS) or {}
+    return {key: to_link(st.session_state[key]) for key, to_link in formats.items()
+            if key in st.session_state}
+
+
+def _number_in_link(value) -> str:
+    """As Streamlit writes a slider's value in the address: 3, 0.5, 1 (not 1.0)."""
+    return str(value) if isinstance(value, int | np.integer) else number_label(value)
+
+
 def _times(count: int) -> str:
     return "twice" if count == 2 else f"{count} times"
 
@@ -134,6 +167,7 @@ def choice_slider(label: str, options: Sequence, default, key: str, *,
     link_value = link_values(key)
     value = st.select_slider(label, options=list(options), value=default, key=key,
                              format_func=format_func, help=help, bind="query-params")
+    remember_for_links(key, lambda chosen: [format_func(chosen)])
     note_if_ignored(key, label, link_value, format_func(value))
     return value
 
@@ -144,6 +178,7 @@ def choice_radio(label: str, options: Sequence, default, key: str, *,
     link_value = link_values(key)
     value = st.radio(label, list(options), index=list(options).index(default), key=key,
                      format_func=format_func, horizontal=True, help=help, bind="query-params")
+    remember_for_links(key, lambda chosen: [format_func(chosen)])
     note_if_ignored(key, label, link_value, format_func(value))
     return value
 
@@ -155,6 +190,7 @@ def choice_pills(label: str, options: Sequence, default: Sequence, key: str, *,
     chosen = st.pills(label, list(options), selection_mode="multi", default=list(default), key=key,
                       format_func=format_func, help=help, bind="query-params")
     shown = [format_func(option) for option in chosen]
+    remember_for_links(key, lambda picked: [format_func(option) for option in picked] or [""])
     # Streamlit keeps the valid labels in its own order, and drops the whole link if one is bad.
     same = not link_values or sorted(link_values) == sorted(shown) or link_values == [""]
     note_if_ignored(key, label, None if same else ", ".join(link_values), ", ".join(shown))
@@ -165,6 +201,7 @@ def bound_toggle(label: str, key: str, *, help: str | None = None) -> bool:
     """A toggle bound to the URL as true/false."""
     link_value = link_values(key)
     on = st.toggle(label, key=key, help=help, bind="query-params")
+    remember_for_links(key, lambda value: [str(bool(value)).lower()])
     accepted = link_value is None or (len(link_value) == 1 and link_value[0].lower() in ("true", "false"))
     note_if_ignored(key, f"{label!r} switch (use true or false)",
                     None if accepted else link_value, str(on).lower())
@@ -177,6 +214,7 @@ def range_slider(label: str, min_value, max_value, default, key: str, *,
     link_value = link_values(key)
     value = st.slider(label, min_value=min_value, max_value=max_value, value=default,
                       step=step, key=key, help=help, format=format, bind="query-params")
+    remember_for_links(key, lambda chosen: [_number_in_link(chosen)])
     note_if_ignored(key, label, link_value, number_label(value))
     return value
 

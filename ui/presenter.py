@@ -19,9 +19,14 @@ ON, OFF = "1", "0"
 _PRESENTER_CSS = """
 <style>
 html { font-size: 22px; }
-/* the header (the sidebar button) overlays the top 3.75rem */
-[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 4.25rem 2rem 3rem; }
+/* The header holds only the sidebar's » button, at its left: a thin transparent strip, with
+   the page's left margin clear of the button, gives a step the screen's height. */
+[data-testid="stHeader"] { height: 2.5rem; background: transparent; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1rem 2rem 4rem 3rem; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { line-height: 1.45; }
+/* Tables keep pace with the text: st.table is HTML, st.dataframe a canvas grid */
+[data-testid="stTable"] table { font-size: 1rem; }
+[data-testid="stDataFrame"] { zoom: 1.25; }
 </style>
 """
 
@@ -29,6 +34,13 @@ html { font-size: 22px; }
 def link_asks_for_presenter_mode() -> bool:
     """What the URL says, before any widget exists (set_page_config needs it first)."""
     return url_value(PRESENT_KEY) == ON
+
+
+def presenter_requested() -> bool:
+    """Presenter mode as app.py must know it before any widget: the switch, or the link."""
+    if PRESENT_KEY in st.session_state:
+        return bool(st.session_state[PRESENT_KEY])
+    return link_asks_for_presenter_mode()
 
 
 def presenter_mode() -> bool:
@@ -52,7 +64,6 @@ def presenter_toggle() -> bool:
     return on
 
 
-def presenter_style(seed: int) -> None:
-    """Enlarge the page, and say which seed drew the pictures (small, top of the page)."""
+def presenter_style() -> None:
+    """Enlarge the page (the deck's controls, at its bottom right, name the seed)."""
     st.html(_PRESENTER_CSS)
-    st.caption(f"Presenter mode · seed {seed} · reopen this link to get the same pictures")

@@ -1,24 +1,45 @@
 """"Copy link to this view": a link that reopens a demo with its parameters and its seed.
 
-Every main widget is bound to the URL (bind="query-params"), so the browser's address
-bar already holds the view. The link is that address with the seed written out, even
-when it is the default, so that the same picture comes back after a default changes.
+Every main widget is bound to the URL (bind="query-params"), so the browser's address bar
+follows the view, but Streamlit leaves a parameter out of the address while it sits at its
+default. The copied link therefore writes out every URL-bound parameter of the page, and
+the seed, defaults included (ui.params registers each widget): an old link keeps its
+picture even after a later version changes a default.
+
+A link is for students unless the instructor asks otherwise: it never carries presenter
+mode, except from the deck's own link popover with "Link for the projector" switched on
+(then it carries present=1 and the step on screen).
 """
 
 from __future__ import annotations
 
+import html
 from urllib.parse import urlencode
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ui.course import HOME, LESSONS
+from ui.params import link_params
+from ui.presenter import PRESENT_KEY, presenter_mode
 from ui.seeds import SEED_KEY, current_seed
 
+STEP_KEY = "step"  # ui.lessons' deck parameter (ui.lessons imports this module's callers)
+PRESENTER_ONLY = (PRESENT_KEY, STEP_KEY)
 
-def view_link(slug: str) -> str:
-    """The page's address with every URL parameter of this view and the seed."""
-    params = {key: st.query_params.get_all(key) for key in st.query_params}
+
+def view_link(slug: str, *, projector_step: int | None = None) -> str:
+    """The page's address with every parameter of this view and the seed.
+
+    With `projector_step`, the link opens presenter mode at that step of the deck.
+    """
+    params = {key: st.query_params.get_all(key) for key in st.query_params
+              if key not in PRESENTER_ONLY}
+    params.update(link_params())
     params[SEED_KEY] = [str(current_seed())]
+    if projector_step is not None:
+        params[PRESENT_KEY] = ["1"]
+        params[STEP_KEY] = [str(projector_step)]
     return f"{app_root()}/{'' if slug == HOME.slug else slug}?{urlencode(params, doseq=True)}"
 
 
@@ -35,9 +56,92 @@ def app_root() -> str:
     return url
 
 
+# st.code's own copy icon appears on hover, which a touch screen does not have; this button
+# is always visible. One listener for every copy button of the page, installed once.
+_COPY_SCRIPT = """
+<script>
+(() => {
+  if (window.__dplabCopy) return;
+  window.__dplabCopy = true;
+  document.addEventListener('click', async (event) => {
+    const button = event.target instanceof Element && event.target.closest('button[data-dplab-link]');
+    if (!button) return;
+    const link = button.getAttribute('data-dplab-link');
+    const status = button.parentElement.querySelector('[role=status]');
+    let copied = false;
+    try {
+      await navigator.clipboard.writeText(link);
+      copied = true;
+    } catch (error) {  // no clipboard API outside https and localhost: the old way
+      const area = document.createElement('textarea');
+      area.value = link;
+      document.body.appendChild(area);
+      area.select();
+      try { copied = document.execCommand('copy'); } catch (ignored) { copied = false; }
+      area.remove();
+    }
+    if (status) status.textContent = copied ? 'Copied.' : 'Copying failed: select the link above.';
+  });
+})();
+</script>
+"""
+
+
+def _copy_button(link: str) -> None:
+    st.html(
+        '<div style="display:flex;gap:.75rem;align-items:center">'
+        f'<button type="button" data-dplab-link="{html.escape(link, quote=True)}" '
+        'style="font:inherit;padding:.3rem .8rem;border:1px solid #b0b0b0;border-radius:.5rem;'
+        'background:#fff;color:#161616;cursor:pointer">📋 Copy the link</button>'
+        '<span role="status" aria-live="polite"></span></div>' + _COPY_SCRIPT,
+        unsafe_allow_javascript=True)
+
+
+_PENDING = "_dplab_pending_links"
+
+
+def _fill(popover, slug: str) -> None:
+    with popover:
+        link = view_link(slug)
+        st.code(link, language=None, wrap_lines=True)
+        _copy_button(link)
+        st.caption("It reopens this page with the same settings and the same seed, so the same "
+                   "random pictures, for anyone who opens it.")
+
+
 def copy_link(slug: str, demo: str) -> None:
-    """A small popover with the link to this view and a copy button."""
-    with st.popover("🔗 Copy link to this view", key=f"{demo}_share"):
-        st.code(view_link(slug), language=None, wrap_lines=True)
-        st.caption("The copy button is at the right of the link. It reopens this page with the "
-                   "same settings, and the same seed, so the same random pictures.")
+    """A small popover with the link to this view and a copy button.
+
+    The popover sits at the top of its demo, but on a page run its link is written at the
+    end (fill_links), once every widget of the page has run: a demo's link then carries the
+    settings of the demos below it too. A demo's own rerun writes it at once.
+    In presenter mode the deck's controls hold the page's one link popover instead.
+    """
+    if presenter_mode():
+        return
+    popover = st.popover("🔗 Copy link to this view", key=f"{demo}_share")
+    ctx = get_script_run_ctx()
+    if ctx and ctx.fragment_ids_this_run:
+        _fill(popover, slug)
+    else:
+        st.session_state.setdefault(_PENDING, []).append((popover, slug))
+
+
+def fill_links() -> None:
+    """app.py, after the page ran: write the links of this run's popovers."""
+    for popover, slug in st.session_state.pop(_PENDING, []):
+        _fill(popover, slug)
+
+
+def deck_link(slug: str, step: int) -> None:
+    """The deck's link popover: the student view, or (switched on) this step on a projector."""
+    with st.popover("🔗 Link", key="dplab_deck_link"):
+        projector = st.toggle("Link for the projector", key="dplab_deck_link_projector",
+                              help="Off: the link opens the lesson as students see it. "
+                                   "On: it opens presenter mode at this step.")
+        link = view_link(slug, projector_step=step if projector else None)
+        st.code(link, language=None, wrap_lines=True)
+        _copy_button(link)
+        st.caption("Same settings and seed, so the same pictures. "
+                   + ("Opens presenter mode at this step." if projector
+                      else "Opens the full lesson, as students see it."))

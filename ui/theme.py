@@ -48,13 +48,16 @@ pio.templates["dplab"] = go.layout.Template(
         paper_bgcolor="white",
         plot_bgcolor="white",
         height=HEIGHT,
-        margin={"l": 70, "r": 20, "t": 60, "b": 60},
+        margin={"l": 20, "r": 20, "t": 60, "b": 10},  # axes push it out (automargin)
         title={"x": 0, "xanchor": "left", "font": {"size": FONT_SIZE + 2}},
         xaxis={"showgrid": True, "gridcolor": "#e5e5e5", "zeroline": False, "linecolor": GREY,
                "ticks": "outside", "automargin": True},
         yaxis={"showgrid": True, "gridcolor": "#e5e5e5", "zeroline": False, "linecolor": GREY,
                "ticks": "outside", "automargin": True},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0},
+        # Along the bottom of the figure, under the x-axis title: Plotly reserves room for a
+        # container-referenced legend, so it never lands on the axis title or the chart title.
+        legend={"orientation": "h", "xref": "container", "x": 0, "xanchor": "left",
+                "yref": "container", "y": 0, "yanchor": "bottom"},
         hoverlabel={"font": {"size": FONT_SIZE}},
     )
 )

@@ -154,6 +154,7 @@ def ledger_chart(actions: list[str], spent: list[float], touches_data: list[bool
               for s, d in zip(spent, touches_data, strict=True)],
         textposition="outside",
         hovertemplate="%{y}: ε = %{x:.3g}<extra></extra>"))
-    fig.update_layout(yaxis={"autorange": "reversed"}, xaxis={"range": [0, 1.8 * max(spent)]},
+    fig.update_layout(yaxis={"autorange": "reversed"},
+                      xaxis={"range": [0, 1.8 * max(spent)], "nticks": 4},  # what fits a phone
                       height=max(240, 70 + 40 * len(actions)), bargap=0.35)
     return fig

@@ -228,8 +228,9 @@ def audit_chart(p: tuple[float, float, float], p_prime: tuple[float, float, floa
     values = [p[0], scale * p_prime[0], scale * p_prime[0] + delta]
     lows = [p[1], scale * p_prime[1], scale * p_prime[1] + delta]
     highs = [p[2], scale * p_prime[2], scale * p_prime[2] + delta]
-    labels = [f"Pr[S | D] = {values[0]:.2g}", f"e^ε · Pr[S | D′] = {values[1]:.2g}",
-              f"e^ε · Pr[S | D′] + δ = {values[2]:.2g}"]
+    # Two lines each, so that on a phone the labels leave the bars some width.
+    labels = [f"Pr[S | D]<br>= {values[0]:.2g}", f"e^ε · Pr[S | D′]<br>= {values[1]:.2g}",
+              f"e^ε · Pr[S | D′] + δ<br>= {values[2]:.2g}"]
     bars = {
         "type": "bar", "y": labels, "x": values, "orientation": "h", "showlegend": False,
         "marker": {"color": [PALETTE["blue"], PALETTE["orange"], PALETTE["green"]],

@@ -200,6 +200,7 @@ def sensitivity_chart(table: dict[str, dict[str, int]]) -> go.Figure:
                ("gs_edge", "GS, edge level", PALETTE["sky"], "/"),
                ("ls_node", "LS, node level", PALETTE["vermillion"], ""),
                ("gs_node", "GS, node level", PALETTE["orange"], "x")]
+    names = [name.replace(" ", "<br>", 1) for name in names]  # upright, and narrow enough for a phone
     data = [{"type": "bar", "x": names, "y": [max(table[q][key], 0.5) for q in queries],
              "name": label, "marker": {"color": colour, "pattern": {"shape": shape}},
              "text": [f"{table[q][key]:,}" for q in queries], "textposition": "outside",
@@ -208,8 +209,9 @@ def sensitivity_chart(table: dict[str, dict[str, int]]) -> go.Figure:
     top = max(max(row.values()) for row in table.values())
     return _figure("How much one neighbour can change each count", "count released",
                    "sensitivity (log scale; 0 drawn at 0.5)", data, barmode="group",
+                   xaxis={"tickangle": 0},
                    yaxis={**LOG_AXIS, "range": [-0.5, math.log10(top) + 0.8], "dtick": 1},
-                   height=400)
+                   height=440)
 
 
 # ---------------------------------------------------------------- the triangle mechanism

@@ -140,23 +140,26 @@ def census_figure(populations, bound: float, max_errors, top_counts) -> go.Figur
                    "people (log scale)", traces, legend_y=-0.3, xaxis=log, yaxis=log)
 
 
-def _wrap(label: str) -> str:
-    return label.replace(", ", ",<br>").replace(" (", "<br>(").replace("negatives", "negatives<br>")
-
-
 def postprocessing_figure(errors: dict, epsilon: float) -> go.Figure:
-    """Per recipe: mean |error| per bucket and mean |error| of the total, at one fixed ε."""
-    labels = [_wrap(name) for name in errors]
+    """Per recipe: mean |error| per bucket and mean |error| of the total, at one fixed ε.
+
+    Bars lie horizontally: five recipe names side by side do not fit under a phone's plot.
+    """
+    labels = [name.replace(", ", ",<br>") for name in errors]
     traces = []
     for i, (label, index) in enumerate((("per bucket", 0), ("of the total count", 1))):
         values = [pair[index] for pair in errors.values()]
-        traces.append({"type": "bar", "x": labels, "y": values, "name": f"mean |error| {label}",
+        traces.append({"type": "bar", "y": labels, "x": values, "orientation": "h",
+                       "name": f"mean |error| {label}",
                        "marker": {"color": _colour(i),
                                   "line": {"color": OUTLINE, "width": 0 if i == 0 else 1}},
-                       "text": [f"{v:.1f}" for v in values], "textposition": "outside"})
+                       "text": [f"{v:.1f}" for v in values], "textposition": "outside",
+                       "cliponaxis": False})
+    top = max(max(pair) for pair in errors.values()) if errors else 1.0
     return _figure(f"Same ε = {epsilon:g} for every recipe; only the error moves",
-                   "release recipe", "mean |error| (people)", traces, legend_y=-0.3, barmode="group", bargap=0.25,
-                   xaxis={"tickangle": 0}, yaxis={"rangemode": "tozero"})
+                   "mean |error| (people)", "release recipe", traces, barmode="group", bargap=0.25,
+                   height=460, xaxis={"range": [0, 1.25 * top]},
+                   yaxis={"autorange": "reversed"})
 
 
 def clipping_figure(uppers, bias, noise_sd, rmse, chosen_upper: float, chosen_rmse: float,

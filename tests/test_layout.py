@@ -1,0 +1,130 @@
+"""Every chart reads cleanly on a laptop, a phone and a projector, and every step of the deck
+fits a 1280×720 screen.
+
+In Chromium, on every page (and every tab of the exponential mechanism), this reads the
+rotated bounding box of every text Plotly draws (title, axis titles, tick labels, legend
+items, annotations) and fails when two of them overlap or one is cut by the chart's edge.
+Desktop (1440×900) and phone (390×844) are the same page load, resized; presenter mode
+(1280×720, present=1) goes through every step of every lesson with the clicker's key,
+PageDown, and measures how tall each step is.
+
+One server, one browser, one tab per view. `pytest -s` prints the height of every step.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import wait_for_app
+from ui.course import HOME, LESSONS, Lesson
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
+DESKTOP, PHONE, PROJECTOR = (1440, 900), (390, 844), (1280, 720)
+# A step may need one short scroll on the projector: at most this many screens tall.
+FIT_LIMIT = 1.5
+EXPONENTIAL_TABS = ["Most common disease", "Private median", "Auction", "Coin bias",
+                    "Check the guarantee"]
+
+# The rotated box of every text element Plotly draws, from its own bounding box and its
+# transform to the screen; two boxes overlap when no side of either separates them.
+MEASURE = (Path(__file__).with_name("layout_probe.js")).read_text(encoding="utf-8")
+
+READY = """() => {
+  if (document.querySelector('[data-testid=stSkeleton], [data-stale=true]')) return false;
+  const charts = [...document.querySelectorAll('[data-testid=stPlotlyChart]')];
+  return charts.every((c) => c.querySelector('.main-svg'));
+}"""
+
+# Plotly redraws a resized chart asynchronously: done when every visible chart's layout
+# width matches its box.
+RESIZED = """() => [...document.querySelectorAll('.js-plotly-plot')]
+  .filter((gd) => gd.offsetParent && gd.getBoundingClientRect().width > 2)
+  .every((gd) => gd._fullLayout && Math.abs(gd._fullLayout.width - gd.getBoundingClientRect().width) < 2)"""
+
+
+def _url(app_url: str, lesson: Lesson, query: str = "") -> str:
+    return app_url + ("/" if lesson is HOME else f"/{lesson.slug}") + (f"?{query}" if query else "")
+
+
+def _settle(page, check: str = READY) -> None:
+    wait_for_app(page)
+    page.wait_for_function(check, timeout=60_000)
+    page.evaluate("document.fonts.ready.then(() => true)")
+    page.wait_for_timeout(250)  # Plotly's last relayout after the fonts
+
+
+def _faults(page, where: str) -> list[str]:
+    result = page.evaluate(MEASURE)
+    return [f"{where}: {fault}" for fault in result["faults"]]
+
+
+def _targets() -> list[tuple[Lesson, str, str]]:
+    targets = [(lesson, "", lesson.slug) for lesson in LESSONS]
+    exponential = next(lesson for lesson in LESSONS if lesson.slug == "exponential")
+    targets += [(exponential, f"exp_tab={tab.replace(' ', '+')}", f"exponential [{tab}]")
+                for tab in EXPONENTIAL_TABS]
+    return targets
+
+
+def test_charts_read_cleanly_on_a_laptop_and_a_phone(browser, app_url):
+    page = browser.new_page(viewport=dict(zip(("width", "height"), DESKTOP, strict=True)))
+    faults, charts = [], 0
+    for lesson, query, name in _targets():
+        page.set_viewport_size(dict(zip(("width", "height"), DESKTOP, strict=True)))
+        page.goto(_url(app_url, lesson, query))
+        _settle(page)
+        assert page.locator("[data-testid=stException]").count() == 0, name
+        charts += page.evaluate(MEASURE)["charts"]
+        faults += _faults(page, f"{name}, desktop")
+        page.set_viewport_size(dict(zip(("width", "height"), PHONE, strict=True)))
+        page.wait_for_function(RESIZED, timeout=30_000)
+        _settle(page)
+        faults += _faults(page, f"{name}, phone")
+    page.close()
+    assert charts > 60, "the pages drew their charts"
+    assert not faults, "\n".join(faults)
+
+
+def _step_label(page) -> str:
+    deck = page.locator(".st-key-dplab_deck")
+    return deck.inner_text() if deck.count() else ""
+
+
+def test_every_step_fits_a_projector_and_reads_cleanly(browser, app_url):
+    page = browser.new_page(viewport=dict(zip(("width", "height"), PROJECTOR, strict=True)))
+    faults, heights = [], {}
+    for lesson in LESSONS:
+        page.goto(_url(app_url, lesson, "present=1"))
+        _settle(page)
+        step = 1
+        while True:
+            where = f"{lesson.slug} step {step}, projector"
+            assert page.locator("[data-testid=stException]").count() == 0, where
+            faults += _faults(page, where)
+            height = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
+            heights[f"{lesson.slug} {step}"] = round(height / PROJECTOR[1], 2)
+            following = page.locator(".st-key-dplab_deck_next button").first
+            if not following.count() or following.is_disabled():
+                break
+            before = _step_label(page)
+            page.keyboard.press("PageDown")  # what a presentation clicker sends
+            page.wait_for_function(
+                "(before) => { const d = document.querySelector('.st-key-dplab_deck');"
+                " return d && d.innerText !== before; }", arg=before, timeout=60_000)
+            _settle(page)
+            step += 1
+            assert f"step={step}" in page.url, "the step is in the address"
+        if lesson is not HOME and lesson.section != "Classroom":
+            assert step > 3, f"{lesson.slug}: a deck of {step} steps"
+    page.close()
+    worst = max(heights, key=heights.get)
+    print("\nScreens per step at 1280×720:", json.dumps(heights))
+    print(f"Worst: {worst} at {heights[worst]} screens; "
+          f"{sum(v <= 1.0 for v in heights.values())} of {len(heights)} steps fit without scrolling")
+    assert not faults, "\n".join(faults)
+    too_tall = {name: value for name, value in heights.items() if value > FIT_LIMIT}
+    assert not too_tall, f"steps taller than {FIT_LIMIT} screens: {too_tall}"
