@@ -51,6 +51,18 @@ def chart_titles(at) -> list[str]:
     return [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
 
 
+ODDS_ICONS = "100 people she suspects"  # the odds panel's icon array (ui.charts.odds)
+
+
+def demo_specs(at) -> list[dict]:
+    """chart_specs without the odds panels' icon arrays: the demos' own charts."""
+    return [spec for spec in chart_specs(at) if not spec["layout"]["title"]["text"].startswith(ODDS_ICONS)]
+
+
+def demo_titles(at) -> list[str]:
+    return [spec["layout"]["title"]["text"] for spec in demo_specs(at)]
+
+
 def chart_by_title(at, prefix: str) -> dict:
     """The spec of the first chart whose title starts with `prefix`."""
     for spec in chart_specs(at):

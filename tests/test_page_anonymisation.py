@@ -81,7 +81,7 @@ def test_noise_preview_and_its_resample_button(anon):
     at = anon
     at.toggle(key="anon_diff_noise").set_value(True).run()
     assert_clean(at)
-    assert len({c.proto.id for c in at.get("plotly_chart")}) == 5
+    assert len({c.proto.id for c in at.get("plotly_chart")}) == 5 + 1  # + the odds panel's icons
     first = _metric(at, "q̃₁ − q̃₂").value
     at.button(key="anon_diff_resample").click().run()
     assert_clean(at)

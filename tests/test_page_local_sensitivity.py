@@ -32,7 +32,7 @@ def test_defaults_show_every_section(default_run):
     at = default_run
     assert_clean(at)
     assert at.title[0].value == "Local sensitivity and its traps"
-    assert len(chart_titles(at)) == 6, chart_titles(at)
+    assert len(chart_titles(at)) == 6 + 1, chart_titles(at)  # + the odds panel's icon array
     assert any("replace-one" in info.value for info in at.info)  # the neighbouring relation
     # Spread-out class, the median student re-marked to 90: the median moves by LS = 8
     assert (_metric(at, "Median of D"), _metric(at, "Median of D′")) == ("58", "66")
