@@ -115,41 +115,67 @@ lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
 
 # ── 1. The protocol ──────────────────────────────────────────────────────────────────────────
-st.header("The protocol")
+lessons.step("The protocol")
 lessons.render(SLUG, "protocol")
 lessons.quiz(SLUG, "missing-two")
-controls, plot = st.columns([2, 3])
-with controls:
-    epsilon = choice_slider("ε for this page (ln 3 = fair coins)", EPS_OPTIONS, LN3, "rr_eps",
-                            format_func=_epsilon_label,
-                            help="Smaller ε means more noise and stronger privacy. "
-                                 "It drives every demo on this page.")
-    q = rr_keep_probability(epsilon)
-    lessons.render(SLUG, "conversions", eps=epsilon, q=_prob(q), alpha=_prob(rr_alpha(epsilon)),
-                   h=_prob(coin_heads_probability(epsilon)), ratio=_factor(math.exp(epsilon)))
-with plot:
-    chart(charts.keep_probability_chart(epsilon), width="stretch")
+# The ε slider drives every demo on the page. Moving it reruns only the demos (keyed
+# fragments) that read it, not the page: the prose, quizzes and headings between them are
+# not sent again (a whole-page rerun sent ~150 elements a move). Each demo reads ε from the
+# session state, since a fragment rerun on its own keeps the arguments of the last page run.
+EPSILON_DEMOS = ["rr_protocol", "rr_coin", "rr_survey", "rr_local_central", "rr_tammy",
+                 "rr_audit"]
 
-slide_alpha = lecture_theorem_alpha(epsilon)
-if math.isclose(epsilon, LN3):
-    slide_case = "at"
-elif epsilon < LN3:
-    slide_case = "below"
-else:
-    slide_case = "above"
-with st.container(border=True):
-    lessons.render(SLUG, f"missing-two-{slide_case}", eps=epsilon, slide_alpha=slide_alpha,
-                   slide_keep=0.5 + slide_alpha,
-                   slide_eps=alpha_epsilon(min(slide_alpha, 0.5)) if slide_case == "below" else 0.0)
-odds_panel(epsilon, key="rr", what="each person's randomized answer")
+
+def _epsilon() -> float:
+    """The page's ε, as its slider holds it."""
+    return st.session_state.get("rr_eps", LN3)
+
+
+def _epsilon_moved() -> None:
+    st.rerun(scope=EPSILON_DEMOS)
+
+
+@lessons.demo(key="rr_protocol")
+def protocol_demo() -> None:
+    copy_link(SLUG, "protocol_demo")
+    controls, plot = st.columns([2, 3])
+    with controls:
+        epsilon = choice_slider("ε for this page (ln 3 = fair coins)", EPS_OPTIONS, LN3, "rr_eps",
+                                format_func=_epsilon_label, on_change=_epsilon_moved,
+                                help="Smaller ε means more noise and stronger privacy. "
+                                     "It drives every demo on this page.")
+        q = rr_keep_probability(epsilon)
+        lessons.render(SLUG, "conversions", eps=epsilon, q=_prob(q), alpha=_prob(rr_alpha(epsilon)),
+                       h=_prob(coin_heads_probability(epsilon)), ratio=_factor(math.exp(epsilon)))
+    with plot:
+        chart(charts.keep_probability_chart(epsilon), width="stretch")
+
+    lessons.step()
+    slide_alpha = lecture_theorem_alpha(epsilon)
+    if math.isclose(epsilon, LN3):
+        slide_case = "at"
+    elif epsilon < LN3:
+        slide_case = "below"
+    else:
+        slide_case = "above"
+    with st.container(border=True):
+        lessons.render(SLUG, f"missing-two-{slide_case}", eps=epsilon, slide_alpha=slide_alpha,
+                       slide_keep=0.5 + slide_alpha,
+                       slide_eps=alpha_epsilon(min(slide_alpha, 0.5)) if slide_case == "below" else 0.0)
+    odds_panel(epsilon, key="rr", what="each person's randomized answer")
+
+
+lessons.step()
+protocol_demo()
 
 
 def _flip(step: int) -> None:
     st.session_state["rr_coin_progress"] = (draw_number("rr_coin"), step)
 
 
-@st.fragment
-def coin_demo(epsilon: float) -> None:
+@st.fragment(key="rr_coin")
+def coin_demo() -> None:
+    epsilon = _epsilon()
     st.subheader("Step through one respondent")
     copy_link(SLUG, "coin_demo")
     h = coin_heads_probability(epsilon)
@@ -203,16 +229,17 @@ def coin_demo(epsilon: float) -> None:
                    ratio=_factor(math.exp(epsilon), 3))
 
 
-coin_demo(epsilon)
+coin_demo()
 
 # ── 2. Survey simulation ─────────────────────────────────────────────────────────────────────
-st.header("Survey simulation")
+lessons.step("Survey simulation")
 lessons.render(SLUG, "survey-intro")
 lessons.quiz(SLUG, "bigger-n")
 
 
-@st.fragment
-def survey_demo(epsilon: float) -> None:
+@lessons.demo(key="rr_survey")
+def survey_demo() -> None:
+    epsilon = _epsilon()
     copy_link(SLUG, "survey_demo")
     controls, plot = st.columns([2, 3])
     with controls:
@@ -242,6 +269,7 @@ def survey_demo(epsilon: float) -> None:
         opendp_expander(opendp_snippets.randomized_response(epsilon, n, pi))
 
     errors = np.asarray(estimates) - truth
+    lessons.step()
     curve, notice = st.columns([3, 2])
     with curve:
         sim = simulated_rmse(SIM_N, pi, epsilon, rng, trials=SIM_TRIALS)
@@ -264,17 +292,19 @@ def survey_demo(epsilon: float) -> None:
                            **values))
 
 
-survey_demo(epsilon)
+lessons.step()
+survey_demo()
 accuracy_planner("rr", slug=SLUG, key="rr_plan")
 
 # ── 3. Local versus central ──────────────────────────────────────────────────────────────────
-st.header("Local versus central")
+lessons.step("Local versus central")
 lessons.quiz(SLUG, "local-central")
 lessons.render(SLUG, "local-central-intro")
 
 
-@st.fragment
-def local_central_demo(epsilon: float) -> None:
+@st.fragment(key="rr_local_central")
+def local_central_demo() -> None:
+    epsilon = _epsilon()
     copy_link(SLUG, "local_central_demo")
     controls, plot = st.columns([2, 3])
     with controls:
@@ -306,19 +336,22 @@ def local_central_demo(epsilon: float) -> None:
   simulated_rmse(SIM_N, 0.5, epsilon, rng, trials=SIM_TRIALS),
   simulated_rmse(SIM_N, 0.5, epsilon, rng, trials=SIM_TRIALS, model="central"), n),
   width="stretch")
+    lessons.render(SLUG, "deployments", census_ratio=local_central_ratio(CENSUS_N, epsilon),
+                   eps=epsilon)
 
 
-local_central_demo(epsilon)
-lessons.render(SLUG, "deployments", census_ratio=local_central_ratio(CENSUS_N, epsilon), eps=epsilon)
+lessons.step()
+local_central_demo()
 
 # ── 4. Tammy's posterior ─────────────────────────────────────────────────────────────────────
-st.header("Tammy's posterior")
+lessons.step("Tammy's posterior")
 lessons.render(SLUG, "tammy-intro")
 lessons.quiz(SLUG, "tammy")
 
 
-@st.fragment
-def tammy_demo(epsilon: float) -> None:
+@st.fragment(key="rr_tammy")
+def tammy_demo() -> None:
+    epsilon = _epsilon()
     copy_link(SLUG, "tammy_demo")
     controls, plot = st.columns([2, 3])
     q = rr_keep_probability(epsilon)
@@ -338,10 +371,11 @@ def tammy_demo(epsilon: float) -> None:
                    post_yes=_prob(post_yes, 3), post_no=_prob(post_no, 3))
 
 
-tammy_demo(epsilon)
+lessons.step()
+tammy_demo()
 
 # ── 5. Check the guarantee ───────────────────────────────────────────────────────────────────
-st.header("Check the guarantee")
+lessons.step("Check the guarantee")
 lessons.render(SLUG, "audit-intro")
 
 
@@ -362,8 +396,9 @@ def _yes_rates(alpha: float, samples: int, seed: list) -> tuple[float, float, fl
                      _reports(rng, samples, truth=0, alpha=alpha))
 
 
-@st.fragment
-def audit_demo(epsilon: float) -> None:
+@st.fragment(key="rr_audit")
+def audit_demo() -> None:
+    epsilon = _epsilon()
     copy_link(SLUG, "audit_demo")
     controls, result = st.columns([2, 3])
     with controls:
@@ -394,9 +429,9 @@ def audit_demo(epsilon: float) -> None:
                        true_eps=true_eps, eps=epsilon, one_minus_q=0.5 - alpha)
 
 
-audit_demo(epsilon)
+audit_demo()
 
 # ── Takeaways ────────────────────────────────────────────────────────────────────────────────
-st.header("Takeaways")
+lessons.step("Takeaways")
 lessons.render(SLUG, "takeaways")
 lessons.render(SLUG, "reading")

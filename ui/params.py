@@ -160,13 +160,18 @@ def note_unknown_link_keys(url_path: str) -> None:
 
 
 def choice_slider(label: str, options: Sequence, default, key: str, *,
-                  help: str | None = None, format_func: Callable = number_label):
-    """A slider over a fixed list of values (log scales), bound to the URL."""
+                  help: str | None = None, format_func: Callable = number_label,
+                  on_change: Callable | None = None):
+    """A slider over a fixed list of values (log scales), bound to the URL.
+
+    `on_change` is Streamlit's widget callback, e.g. one that reruns the other demos
+    that read this value (st.rerun(scope=[fragment keys]))."""
     if default not in options:
         raise ValueError(f"default {default!r} for {key} is not one of the options")
     link_value = link_values(key)
     value = st.select_slider(label, options=list(options), value=default, key=key,
-                             format_func=format_func, help=help, bind="query-params")
+                             format_func=format_func, help=help, bind="query-params",
+                             on_change=on_change)
     remember_for_links(key, lambda chosen: [format_func(chosen)])
     note_if_ignored(key, label, link_value, format_func(value))
     return value

@@ -1,0 +1,55 @@
+"""A main slider reruns only the demos that read it, not the page (issue 16, item 2).
+
+A page-level slider used to rerun the whole page on every move: ~150 elements sent, the
+quizzes, prose and headings among them unchanged. Now the slider's callback reruns the demos
+that read its value (keyed fragments, st.rerun(scope=[…])), and they show exactly what a
+fresh page at the new value shows.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tests.conftest import app_test, assert_clean, chart_specs, lesson
+
+LN3 = math.log(3)
+
+
+def _metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+@pytest.mark.parametrize("value", [3.0, 0.01, LN3])
+def test_randomized_response_epsilon_reruns_its_demos_and_not_the_page(value):
+    page = lesson("randomized-response")
+    at = app_test(page, {"rr_eps": "0.5"})
+    at.select_slider(key="rr_eps").set_value(value).run()
+    assert_clean(at)
+    # The page itself did not run: no title, heading, quiz or lesson prose was sent again.
+    assert not at.title and not at.header
+    assert at.select_slider(key="rr_eps").value == pytest.approx(value)
+    # Every demo that reads ε ran, and shows what a fresh page at that ε shows.
+    fresh = app_test(page, {"rr_eps": "ln 3" if value == LN3 else f"{value:g}"})
+    moved, expected = _metrics(at), _metrics(fresh)
+    for label in ("Reported Yes share", "Debiased π̂", "After a Yes", "After a No", "Promised ε"):
+        assert moved[label] == expected[label], label
+    fresh_specs = chart_specs(fresh)
+    specs = chart_specs(at)
+    assert len(specs) >= 6  # keep probability, odds, survey ×2, local vs central, Tammy
+    for spec in specs:
+        assert spec in fresh_specs, spec["layout"]["title"]["text"]
+    texts = " ".join(m.value for m in at.markdown)
+    assert texts and all(m.value in " ".join(x.value for x in fresh.markdown) for m in at.markdown)
+
+
+def test_a_demo_slider_still_reruns_only_its_demo():
+    page = lesson("randomized-response")
+    at = app_test(page, {"rr_eps": "3"})
+    before = _metrics(at)
+    at.slider(key="rr_prior").set_value(0.5).run()
+    assert_clean(at)
+    after = _metrics(at)
+    assert after["After a Yes"] != before["After a Yes"]
+    assert after["Debiased π̂"] == before["Debiased π̂"]  # ε stayed 3 for the survey too
