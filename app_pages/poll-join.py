@@ -7,6 +7,7 @@ import streamlit as st
 
 from classroom import limits, store
 from ui import lessons
+from ui import live as ui_live
 from ui import poll as ui_poll
 from ui.params import url_value
 
@@ -79,7 +80,10 @@ if poll.closed:  # the question is not shown once the poll is closed
 st.caption(f"Poll {poll.code} · {ui_poll.epsilon_label(poll)}")
 st.markdown(f"### {ui_poll.plain(poll.question)}")
 
-token = ui_poll.session_token()
+# One answer per device, not per page load: the browser's device id (kept in its localStorage by
+# ui.live, so a reload or a second tab is the same device). Until the browser has reported it
+# (its first run; the answer buttons wait 5 s anyway), this session's own random token.
+token = ui_live.device_id() or ui_poll.session_token()
 answered_key = f"poll_answered_{poll.id}"
 
 

@@ -148,3 +148,33 @@ def test_a_quiz_in_two_rounds_with_one_instructor_and_three_phones(browser, live
     no_exception(teacher, *phones)
     for context in contexts:
         context.close()
+
+
+def test_a_reloaded_phone_cannot_answer_the_class_poll_twice(browser, live_server, tmp_path):
+    # The poll used to count a browser session, so a reload could answer again (5 became 6
+    # while the phone said only the first answer counts). It now counts the device.
+    import math
+
+    engine = store.make_engine(f"sqlite:///{tmp_path / 'live.sqlite3'}")
+    store.ensure_schema(engine)
+    poll, _ = store.create_poll(engine, "Did you read the notes?", store.PROTOCOL_COINS,
+                                math.log(3), class_size=30)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    phone = context.new_page()
+    phone.goto(f"{live_server}/poll-join?code={poll.code}")
+    wait_for_app(phone)
+    phone.wait_for_url(re.compile(r"dev=[A-Za-z0-9_-]{16,}"), timeout=WAIT)
+    phone.get_by_role("button", name="Yes", exact=True).click(timeout=WAIT)  # after the countdown
+    phone.get_by_text("Your answer is in").wait_for(timeout=WAIT)
+    phone.reload()
+    wait_for_app(phone)
+    phone.get_by_text("Your answer is in").wait_for(timeout=WAIT)
+    assert phone.get_by_role("button", name="Yes", exact=True).count() == 0
+    second_tab = context.new_page()
+    second_tab.goto(f"{live_server}/poll-join?code={poll.code}")  # no dev= in this link
+    wait_for_app(second_tab)
+    second_tab.get_by_text("Your answer is in").wait_for(timeout=WAIT)
+    assert len(store.answers(engine, poll.id)) == 1
+    no_exception(phone, second_tab)
+    context.close()
+    engine.dispose()
