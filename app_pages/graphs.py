@@ -6,6 +6,7 @@ import functools
 
 import numpy as np
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dp import laplace_mechanism, laplace_scale
 from dp.graphs import (
@@ -162,54 +163,90 @@ lessons.render(SLUG, "hook")
 
 lessons.step("1. A social network")
 lessons.render(SLUG, "network-intro")
-controls, plot = st.columns([1, 2], gap="large")
-with controls:
-    n = choice_slider("n (people in the network)", POPULATIONS, 200, "graphs_n",
-                      help="Each step adds newcomers to the same network.")
-    ties = range_slider("Ties each newcomer makes", 1, 8, 3, "graphs_ties",
-                        help="The average degree is about twice this.")
-    triad_p = choice_slider("Chance a further tie goes to a friend of a friend", TRIAD, 0.5,
-                            "graphs_triad", help="Triad closure: each such tie closes a triangle.")
-    resample_button(NETWORK, "🎲 Grow a new network")
-seed = demo_seed(NETWORK)
-graph = _graph(n, ties, triad_p, seed)
-stats, table, hubs = graph["stats"], graph["table"], graph["hubs"]
-d = stats.max_degree
-drawn = graph["drawing"] is not None
-with controls:
-    top, bottom = st.columns(2), st.columns(2)
-    top[0].metric("Ties, m", f"{stats.m:,}")
-    top[1].metric("Max degree, d", f"{d:,}")
-    bottom[0].metric("Triangles, T", f"{stats.triangles:,}")
-    bottom[1].metric("Mean degree", f"{2 * stats.m / n:.1f}")
-with plot:
-    if drawn:
-        chart(graph["drawing"], key="graphs_network", **CHART)
-    else:
-        chart(graph["degrees"], key="graphs_degrees", **CHART)
-        st.info(lessons.section_text(SLUG, "too-big-to-draw", n=n, limit=DRAW_MAX))
-network_values = {"n": n, "m": stats.m, "d": d, "T": stats.triangles, "hubs": len(hubs),
-                  "mean": 2 * stats.m / n, "ratio": d / (2 * stats.m / n), "ties": ties,
-                  "lonely": int(stats.degrees.min())}
-network_values["sparsity"] = lessons.section_text(
-    SLUG, "network-sparse" if d <= SPARSE * n else "network-dense", n=n, d_share=d / n)
-if drawn:
-    left, right = st.columns([2, 1], gap="large")
-    with left:
-        chart(graph["degrees"], key="graphs_degrees", **CHART)
-    with right:
-        lessons.render(SLUG, "notice-network", **network_values)
-else:
-    lessons.render(SLUG, "notice-network", **network_values)
+# The network's settings drive every demo below it. Moving one reruns only the demos that
+# read them (keyed fragments, NETWORK_DEMOS), not the page: the prose, quizzes and headings
+# between them are not sent again. Each demo reads the settings from the session state, since
+# a fragment rerun on its own keeps the arguments of the last page run.
+NETWORK_DEMOS = ["graphs_network", "graphs_side_by_side", "graphs_table", "graphs_triangle"]
+SHOWN_SEED = "graphs_shown_seed"
 
+
+def _network_moved() -> None:
+    st.rerun(scope=NETWORK_DEMOS)
+
+
+def _demo_rerun() -> bool:
+    ctx = get_script_run_ctx()
+    return bool(ctx and ctx.fragment_ids_this_run)
+
+
+def _settings() -> tuple[int, int, float, list]:
+    """n, ties, triad closure and the network's seed, as the network demo's controls hold them."""
+    state = st.session_state
+    return (state.get("graphs_n", 200), state.get("graphs_ties", 3),
+            state.get("graphs_triad", 0.5), demo_seed(NETWORK))
+
+
+@st.fragment(key="graphs_network")
+def network_demo() -> None:
+    copy_link(SLUG, "network_demo")
+    controls, plot = st.columns([1, 2], gap="large")
+    with controls:
+        n = choice_slider("n (people in the network)", POPULATIONS, 200, "graphs_n",
+                          help="Each step adds newcomers to the same network.",
+                          on_change=_network_moved)
+        ties = range_slider("Ties each newcomer makes", 1, 8, 3, "graphs_ties",
+                            help="The average degree is about twice this.",
+                            on_change=_network_moved)
+        triad_p = choice_slider("Chance a further tie goes to a friend of a friend", TRIAD, 0.5,
+                                "graphs_triad", help="Triad closure: each such tie closes a triangle.",
+                                on_change=_network_moved)
+        resample_button(NETWORK, "🎲 Grow a new network")
+    seed = demo_seed(NETWORK)
+    if _demo_rerun() and st.session_state.get(SHOWN_SEED) != seed:
+        st.rerun()  # "Grow a new network": every part of the page shows the new one
+    st.session_state[SHOWN_SEED] = seed
+    graph = _graph(n, ties, triad_p, seed)
+    stats, hubs = graph["stats"], graph["hubs"]
+    d = stats.max_degree
+    drawn = graph["drawing"] is not None
+    with controls:
+        top, bottom = st.columns(2), st.columns(2)
+        top[0].metric("Ties, m", f"{stats.m:,}")
+        top[1].metric("Max degree, d", f"{d:,}")
+        bottom[0].metric("Triangles, T", f"{stats.triangles:,}")
+        bottom[1].metric("Mean degree", f"{2 * stats.m / n:.1f}")
+    with plot:
+        if drawn:
+            chart(graph["drawing"], key="graphs_network", **CHART)
+        else:
+            chart(graph["degrees"], key="graphs_degrees", **CHART)
+            st.info(lessons.section_text(SLUG, "too-big-to-draw", n=n, limit=DRAW_MAX))
+    network_values = {"n": n, "m": stats.m, "d": d, "T": stats.triangles, "hubs": len(hubs),
+                      "mean": 2 * stats.m / n, "ratio": d / (2 * stats.m / n), "ties": ties,
+                      "lonely": int(stats.degrees.min())}
+    network_values["sparsity"] = lessons.section_text(
+        SLUG, "network-sparse" if d <= SPARSE * n else "network-dense", n=n, d_share=d / n)
+    if drawn:
+        left, right = st.columns([2, 1], gap="large")
+        with left:
+            chart(graph["degrees"], key="graphs_degrees", **CHART)
+        with right:
+            lessons.render(SLUG, "notice-network", **network_values)
+    else:
+        lessons.render(SLUG, "notice-network", **network_values)
+
+
+network_demo()
 
 lessons.step("2. Edge privacy versus node privacy")
 lessons.render(SLUG, "neighbours")
 lessons.quiz(SLUG, "who-is-protected")
 
 
-@st.fragment
-def side_by_side(n: int, ties: int, triad_p: float, seed: list) -> None:
+@st.fragment(key="graphs_side_by_side")
+def side_by_side() -> None:
+    n, ties, triad_p, seed = _settings()
     lessons.render(SLUG, "side-by-side-intro")
     copy_link(SLUG, "side_by_side")
     query = choice_radio("Count to move as far as possible", QUERIES, QUERIES[2], "graphs_query",
@@ -246,35 +283,43 @@ def side_by_side(n: int, ties: int, triad_p: float, seed: list) -> None:
 
 
 lessons.step()
-side_by_side(n, ties, triad_p, seed)
+side_by_side()
 
 
 lessons.step("3. The sensitivity table")
 lessons.render(SLUG, "table-intro")
 lessons.quiz(SLUG, "triangle-gs")
 lessons.step()
-st.table(charts.sensitivity_rows(table, n, d), hide_index=True)
-left, right = st.columns([3, 2], gap="large")
-with left:
-    chart(graph["sensitivities"], key="graphs_sensitivities", **CHART)
-with right:
-    tri = table["triangles"]
-    times = tri["gs_edge"] / max(tri["ls_edge"], 1)
-    lessons.render(SLUG, "notice-table", n=n, d=d, ls_edge=tri["ls_edge"], gs_edge=tri["gs_edge"],
-                   ls_node=tri["ls_node"], gs_node=tri["gs_node"], m=stats.m,
-                   edges_node=table["edges"]["ls_node"], maxdeg_node=table["max_degree"]["ls_node"],
-                   pessimism=lessons.section_text(
-                       SLUG, "table-pessimistic" if times >= 1 / SPARSE else "table-not-pessimistic",
-                       times=times))
+@st.fragment(key="graphs_table")
+def table_demo() -> None:
+    n, ties, triad_p, seed = _settings()
+    graph = _graph(n, ties, triad_p, seed)
+    stats, table, d = graph["stats"], graph["table"], graph["stats"].max_degree
+    st.table(charts.sensitivity_rows(table, n, d), hide_index=True)
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        chart(graph["sensitivities"], key="graphs_sensitivities", **CHART)
+    with right:
+        tri = table["triangles"]
+        times = tri["gs_edge"] / max(tri["ls_edge"], 1)
+        lessons.render(SLUG, "notice-table", n=n, d=d, ls_edge=tri["ls_edge"], gs_edge=tri["gs_edge"],
+                       ls_node=tri["ls_node"], gs_node=tri["gs_node"], m=stats.m,
+                       edges_node=table["edges"]["ls_node"], maxdeg_node=table["max_degree"]["ls_node"],
+                       pessimism=lessons.section_text(
+                           SLUG, "table-pessimistic" if times >= 1 / SPARSE else "table-not-pessimistic",
+                           times=times))
 
+
+table_demo()
 
 lessons.step("4. A private triangle count")
 lessons.render(SLUG, "mechanism-intro")
 lessons.quiz(SLUG, "why-noisy-bound")
 
 
-@lessons.demo
-def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
+@lessons.demo(key="graphs_triangle")
+def triangle_demo() -> None:
+    n, ties, triad_p, seed = _settings()
     copy_link(SLUG, "triangle_demo")
     graph = _graph(n, ties, triad_p, seed)
     stats, table = graph["stats"], graph["table"]
@@ -359,7 +404,7 @@ def triangle_demo(n: int, ties: int, triad_p: float, seed: list) -> None:
 
 
 lessons.step()
-triangle_demo(n, ties, triad_p, seed)
+triangle_demo()
 
 lessons.step()
 lessons.render(SLUG, "takeaways")

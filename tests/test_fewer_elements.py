@@ -53,3 +53,33 @@ def test_a_demo_slider_still_reruns_only_its_demo():
     after = _metrics(at)
     assert after["After a Yes"] != before["After a Yes"]
     assert after["Debiased π̂"] == before["Debiased π̂"]  # ε stayed 3 for the survey too
+
+
+@pytest.mark.parametrize(("key", "kind", "value"), [("graphs_n", "select_slider", 500),
+                                                    ("graphs_ties", "slider", 5),
+                                                    ("graphs_triad", "select_slider", 0.2)])
+def test_graphs_network_settings_rerun_the_demos_that_read_them(key, kind, value):
+    page = lesson("graphs")
+    at = app_test(page, {"graphs_n": "100"})
+    getattr(at, kind)(key=key).set_value(value).run()
+    assert_clean(at)
+    assert not at.title and not at.header  # the page did not run
+    link = {"graphs_n": "100", key: f"{value:g}"}
+    fresh = app_test(page, link)
+    moved, expected = _metrics(at), _metrics(fresh)
+    assert moved and all(moved[label] == expected[label] for label in moved)
+    assert "Ties, m" in moved and "Certified ε̂ (lower bound)" in moved
+    fresh_specs = chart_specs(fresh)
+    for spec in chart_specs(at):
+        assert spec in fresh_specs, spec["layout"]["title"]["text"]
+    assert at.table and at.table[0].value.equals(fresh.table[0].value)
+
+
+def test_growing_a_new_graphs_network_reruns_the_whole_page():
+    page = lesson("graphs")
+    at = app_test(page)
+    before = _metrics(at)["Triangles, T"]
+    at.button(key="graphs_net_resample").click().run()
+    assert_clean(at)
+    assert _metrics(at)["Triangles, T"] != before
+    assert at.title  # a new network: every part of the page shows it

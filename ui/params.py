@@ -214,11 +214,13 @@ def bound_toggle(label: str, key: str, *, help: str | None = None) -> bool:
 
 
 def range_slider(label: str, min_value, max_value, default, key: str, *,
-                 step=None, help: str | None = None, format: str | None = None):
-    """A linear slider bound to the URL (ints stay ints)."""
+                 step=None, help: str | None = None, format: str | None = None,
+                 on_change: Callable | None = None):
+    """A linear slider bound to the URL (ints stay ints); `on_change` as for choice_slider."""
     link_value = link_values(key)
     value = st.slider(label, min_value=min_value, max_value=max_value, value=default,
-                      step=step, key=key, help=help, format=format, bind="query-params")
+                      step=step, key=key, help=help, format=format, bind="query-params",
+                      on_change=on_change)
     remember_for_links(key, lambda chosen: [_number_in_link(chosen)])
     note_if_ignored(key, label, link_value, number_label(value))
     return value
