@@ -262,7 +262,7 @@ def compare():
     total = float(at_k(laplace_ks, laplace, k)) if mode == PURE else float(exact)
     if total > 0:  # a Gaussian total of 0: δ alone covers it
         odds_panel(total, delta, key="comp", what=f"all {k:,} queries together" if k > 1 else "the one query")
-    deployments_panel(total or None, key="comp", what=f"the total for k = {k:,}")
+    deployments_panel(total or None, key="comp", what=f"the total ε for k = {k:,}")
 
 
 compare()
