@@ -39,7 +39,7 @@ def icon_array(prior: float, posterior: float, *, people: int = 100) -> go.Figur
         (slice(before, before + added), f"the most the release adds: {added}",
          {"color": ADDED, "symbol": "diamond", "size": 15}),
         (slice(before + added, people), "the rest",
-         {"color": "white", "symbol": "circle-open", "size": 13, "line": {"color": GREY, "width": 1.5}}),
+         {"color": GREY, "symbol": "circle-open", "size": 13, "line": {"width": 1.5}}),
     ]
     traces = [{"type": "scatter", "x": x[part].tolist(), "y": y[part].tolist(), "mode": "markers",
                "name": name, "marker": marker, "hoverinfo": "skip"}
@@ -79,7 +79,7 @@ def deployments_figure(rows: Sequence[dict], epsilon: float | None = None,
                        "y0": 0, "y1": 1, "line": {"color": GREY, "dash": "dash", "width": 2}})
         annotations.append({"x": math.log10(epsilon), "xref": "x", "y": 1, "yref": "paper",
                             "yanchor": "bottom", "showarrow": False, "font": {"color": GREY},
-                            "text": f"{epsilon_label} = {epsilon:g}"})
+                            "text": f"{epsilon_label}: {epsilon:g}"})
     return go.Figure(data=traces, _validate=False, layout={
         "template": TEMPLATE,
         "title": {"text": "Published ε of some real deployments (units differ)"},
