@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dp import gaussian_composition_epsilon, gaussian_sigma, max_true_positive_rate
 from dp.learning import (
@@ -177,58 +178,94 @@ lessons.quiz(SLUG, "overfit")
 
 lessons.step("1. Membership inference: the model remembers")
 lessons.render(SLUG, "attack-intro")
-controls, hist_plot, roc_plot = st.columns([2, 3, 3], gap="medium")
-with controls:
-    n = choice_slider("n (training records)", N_OPTIONS, 50, "ml_n",
-                      help="How many records the model is trained on.")
-    d = choice_slider("d (features = model weights)", D_OPTIONS, 20, "ml_d",
-                      help="More weights let the model fit, and remember, more.")
-    l2 = choice_slider("λ (ridge penalty of the non-private model)", L2_OPTIONS, 0.001, "ml_l2",
-                       help="Regularisation: larger λ keeps the weights smaller.")
-    resample_button("ml_data", "🎲 New training data")
-base = nonprivate_run(n, d, l2, demo_seed("ml_data"))
-with controls:
-    left, right = st.columns(2)
-    left.metric("Training accuracy", f"{base['train']:.0%}")
-    right.metric("Test accuracy", f"{base['test']:.0%}")
-    left, right = st.columns(2)
-    left.metric("Attack TPR", f"{base['tpr']:.0%}", help="Members the attack flags.")
-    right.metric("Attack FPR", f"{base['fpr']:.0%}", help="Non-members it flags by mistake.")
-with hist_plot:
-    chart(charts.confidence_chart(base["conf_members"], base["conf_others"]),
-          key="ml_conf_chart", **CHART)
-with roc_plot:
-    chart(charts.roc_chart(base["roc_fpr"], base["roc_tpr"],
-                           title="Attack on the non-private model",
-                           point=(base["tpr"], base["fpr"])),
-          key="ml_roc_chart", **CHART)
-gap = round(100 * base["train"]) - round(100 * base["test"])  # as the two are shown, in points
-significant = base["advantage"] > 2 * base["advantage_se"]
-if gap >= 2:
-    more_sure = base["conf_members"].mean() > base["conf_others"].mean()
-    feeds = " " + lessons.section_text(SLUG, "attack-gap-feeds", chart_clause=(
-        " " + lessons.section_text(SLUG, "attack-gap-chart") if more_sure else ""))
-    gap_text = lessons.section_text(SLUG, "attack-gap", gap=gap, feeds=feeds if significant else "")
-else:
-    agree = {0: "are equal", 1: "differ by a single point"}.get(
-        abs(gap), f"differ by {abs(gap)} points, in favour of the fresh records")
-    gap_text = lessons.section_text(SLUG, "attack-no-gap", agree=agree)
-lead = base["roc_tpr"] - base["roc_fpr"]
-tpr5 = tpr_at_fpr(base["roc_fpr"], base["roc_tpr"], 0.05)
-if lead.max() < 0.05:
-    points = round(100 * lead.max())
-    roc_text = lessons.section_text(SLUG, "attack-roc-flat", within="on" if points == 0 else
-                                    f"within {points} point{'s' if points > 1 else ''} of")
-elif tpr5 < 0.10:
-    roc_text = lessons.section_text(SLUG, "attack-roc-late", tpr5=100 * tpr5)
-else:
-    roc_text = lessons.section_text(SLUG, "attack-roc-early", tpr5=100 * tpr5,
-                                    max_lead=100 * lead.max())
-lessons.render(SLUG, "attack-notice", n=f"{n:,}", d=d, l2=l2, train=100 * base["train"],
-               test=100 * base["test"], gap_text=gap_text, roc_text=roc_text,
-               tpr=100 * base["tpr"], fpr=100 * base["fpr"], adv=base["advantage"],
-               adv_se=base["advantage_se"], models=repeats(n), half=repeats(n) // 2,
-               adv_text="" if significant else lessons.section_text(SLUG, "attack-adv-noise") + " ")
+# The training set's settings (n, d, λ) drive the demos below them. Moving one reruns only
+# the demos that read them (keyed fragments, DATA_DEMOS), not the page: the prose, quizzes and
+# headings between them are not sent again. Each demo reads the settings from the session
+# state, since a fragment rerun on its own keeps the arguments of the last page run.
+DATA_DEMOS = ["ml_attack", "ml_dp_training", "ml_federated"]
+SHOWN_SEED = "ml_shown_seed"
+
+
+def _data_moved() -> None:
+    st.rerun(scope=DATA_DEMOS)
+
+
+def _demo_rerun() -> bool:
+    ctx = get_script_run_ctx()
+    return bool(ctx and ctx.fragment_ids_this_run)
+
+
+def _settings() -> tuple[int, int, float]:
+    """n, d and λ, as the attack demo's controls hold them."""
+    state = st.session_state
+    return state.get("ml_n", 50), state.get("ml_d", 20), state.get("ml_l2", 0.001)
+
+
+@st.fragment(key="ml_attack")
+def attack_demo() -> None:
+    copy_link(SLUG, "attack_demo")
+    controls, hist_plot, roc_plot = st.columns([2, 3, 3], gap="medium")
+    with controls:
+        n = choice_slider("n (training records)", N_OPTIONS, 50, "ml_n",
+                          help="How many records the model is trained on.",
+                          on_change=_data_moved)
+        d = choice_slider("d (features = model weights)", D_OPTIONS, 20, "ml_d",
+                          help="More weights let the model fit, and remember, more.",
+                          on_change=_data_moved)
+        l2 = choice_slider("λ (ridge penalty of the non-private model)", L2_OPTIONS, 0.001, "ml_l2",
+                           help="Regularisation: larger λ keeps the weights smaller.",
+                           on_change=_data_moved)
+        resample_button("ml_data", "🎲 New training data")
+    seed = demo_seed("ml_data")
+    if _demo_rerun() and st.session_state.get(SHOWN_SEED) != seed:
+        st.rerun()  # "New training data": every part of the page trains on the new data
+    st.session_state[SHOWN_SEED] = seed
+    base = nonprivate_run(n, d, l2, seed)
+    with controls:
+        left, right = st.columns(2)
+        left.metric("Training accuracy", f"{base['train']:.0%}")
+        right.metric("Test accuracy", f"{base['test']:.0%}")
+        left, right = st.columns(2)
+        left.metric("Attack TPR", f"{base['tpr']:.0%}", help="Members the attack flags.")
+        right.metric("Attack FPR", f"{base['fpr']:.0%}", help="Non-members it flags by mistake.")
+    with hist_plot:
+        chart(charts.confidence_chart(base["conf_members"], base["conf_others"]),
+              key="ml_conf_chart", **CHART)
+    with roc_plot:
+        chart(charts.roc_chart(base["roc_fpr"], base["roc_tpr"],
+                               title="Attack on the non-private model",
+                               point=(base["tpr"], base["fpr"])),
+              key="ml_roc_chart", **CHART)
+    gap = round(100 * base["train"]) - round(100 * base["test"])  # as the two are shown, in points
+    significant = base["advantage"] > 2 * base["advantage_se"]
+    if gap >= 2:
+        more_sure = base["conf_members"].mean() > base["conf_others"].mean()
+        feeds = " " + lessons.section_text(SLUG, "attack-gap-feeds", chart_clause=(
+            " " + lessons.section_text(SLUG, "attack-gap-chart") if more_sure else ""))
+        gap_text = lessons.section_text(SLUG, "attack-gap", gap=gap, feeds=feeds if significant else "")
+    else:
+        agree = {0: "are equal", 1: "differ by a single point"}.get(
+            abs(gap), f"differ by {abs(gap)} points, in favour of the fresh records")
+        gap_text = lessons.section_text(SLUG, "attack-no-gap", agree=agree)
+    lead = base["roc_tpr"] - base["roc_fpr"]
+    tpr5 = tpr_at_fpr(base["roc_fpr"], base["roc_tpr"], 0.05)
+    if lead.max() < 0.05:
+        points = round(100 * lead.max())
+        roc_text = lessons.section_text(SLUG, "attack-roc-flat", within="on" if points == 0 else
+                                        f"within {points} point{'s' if points > 1 else ''} of")
+    elif tpr5 < 0.10:
+        roc_text = lessons.section_text(SLUG, "attack-roc-late", tpr5=100 * tpr5)
+    else:
+        roc_text = lessons.section_text(SLUG, "attack-roc-early", tpr5=100 * tpr5,
+                                        max_lead=100 * lead.max())
+    lessons.render(SLUG, "attack-notice", n=f"{n:,}", d=d, l2=l2, train=100 * base["train"],
+                   test=100 * base["test"], gap_text=gap_text, roc_text=roc_text,
+                   tpr=100 * base["tpr"], fpr=100 * base["fpr"], adv=base["advantage"],
+                   adv_se=base["advantage_se"], models=repeats(n), half=repeats(n) // 2,
+                   adv_text="" if significant else lessons.section_text(SLUG, "attack-adv-noise") + " ")
+
+
+attack_demo()
 
 # --- 2. DP-GD -----------------------------------------------------------------------------
 
@@ -236,8 +273,9 @@ lessons.step("2. Training with differential privacy: DP-GD")
 lessons.render(SLUG, "dpgd-intro")
 
 
-@lessons.demo
-def dp_training(n: int, d: int, l2: float) -> None:
+@lessons.demo(key="ml_dp_training")
+def dp_training() -> None:
+    n, d, l2 = _settings()
     copy_link(SLUG, "dp_training")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
@@ -366,7 +404,7 @@ def dp_training(n: int, d: int, l2: float) -> None:
 
 
 lessons.step()
-dp_training(n, d, l2)
+dp_training()
 lessons.step()
 lessons.quiz(SLUG, "tpr-cap")
 lessons.quiz(SLUG, "more-epochs")
@@ -379,8 +417,9 @@ lessons.render(SLUG, "fed-intro", m=RECORDS_PER_CLIENT, rounds=ROUNDS, clip=UPDA
 lessons.quiz(SLUG, "local-vs-central")
 
 
-@st.fragment
-def federated(d: int) -> None:
+@st.fragment(key="ml_federated")
+def federated() -> None:
+    d = _settings()[1]
     copy_link(SLUG, "federated")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
@@ -409,7 +448,7 @@ def federated(d: int) -> None:
 
 
 lessons.step()
-federated(d)
+federated()
 
 lessons.step("Takeaways")
 lessons.render(SLUG, "takeaways")

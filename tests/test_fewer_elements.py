@@ -83,3 +83,19 @@ def test_growing_a_new_graphs_network_reruns_the_whole_page():
     assert_clean(at)
     assert _metrics(at)["Triangles, T"] != before
     assert at.title  # a new network: every part of the page shows it
+
+
+@pytest.mark.parametrize(("key", "value"), [("ml_n", 200), ("ml_d", 5), ("ml_l2", 1.0)])
+def test_machine_learning_data_settings_rerun_the_demos_that_read_them(key, value):
+    page = lesson("machine-learning")
+    at = app_test(page)
+    at.select_slider(key=key).set_value(value).run()
+    assert_clean(at)
+    assert not at.title and not at.header  # the page did not run
+    fresh = app_test(page, {key: f"{value:g}"})
+    moved, expected = _metrics(at), _metrics(fresh)
+    assert "Training accuracy" in moved and len(moved) > 4
+    assert all(moved[label] == expected[label] for label in moved)
+    fresh_specs = chart_specs(fresh)
+    for spec in chart_specs(at):
+        assert spec in fresh_specs, spec["layout"]["title"]["text"]
