@@ -192,9 +192,13 @@ def _panel_app(epsilon: float, delta: float | None, n: int | None, present: bool
 def test_panel_renders_folded_and_in_presenter_mode(epsilon, delta, n, present):
     at = _panel_app(epsilon, delta, n, present).run()
     assert not at.exception
-    assert len(at.expander) == (0 if present else 1)
+    assert len(at.expander) == 1
     text = " ".join(block.value for block in at.markdown)
-    assert "What are the chances" in (text if present else at.expander[0].label)
+    if present:  # the bound and the verdict outside the expander, on screen
+        assert "What are the chances" in text and "protection" in at.markdown[0].value
+        assert at.expander[0].label == "The table and the 100-person picture"
+    else:
+        assert "What are the chances" in at.expander[0].label
     assert ("And δ" in text) == bool(delta)
 
 

@@ -14,7 +14,7 @@ from dp.noise import gaussian_delta
 from dp.planning import gaussian_error, laplace_error, rr_error
 from ui import lessons
 from ui.params import DELTAS
-from ui.planner import CONFIDENCES, ERRORS_PP, PEOPLE, _solve
+from ui.planner import CONFIDENCES, ERRORS_PP, PEOPLE, _solve, needed_text
 
 PLACEHOLDER = re.compile(r"\{\{")
 
@@ -93,3 +93,9 @@ def test_poll_planner(n, pp):
         assert math.isfinite(needed) and needed > 0
         text = " ".join(block.value for block in at.markdown)
         assert "smallest ε the poll offers" in text or "None of the poll's ε values" in text
+
+
+@pytest.mark.parametrize("eps", [1e-5, 0.0029957, 0.29957, 1.0, 3.69912, 12.0001, 999.91, 19_234.2])
+def test_needed_epsilon_is_rounded_up(eps):
+    shown = float(needed_text(eps).replace(",", ""))
+    assert eps <= shown <= eps * (1 + 1e-3)

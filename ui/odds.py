@@ -9,7 +9,8 @@ dp.odds (the posterior bound expit(logit(p) ± ε) of dp.attacks.posterior_bound
   coin-toss guess, so every verdict holds at every ε in its band);
 - with δ: what the additive slack means, and δ against 1/n.
 
-Folded in an expander on lesson pages; open (a bordered box) in presenter mode. The words
+Folded in an expander on lesson pages. In presenter mode the bound and the verdict are on
+screen, in a bordered box, and the table and icons sit in an expander inside it. The words
 are in lessons/odds.md. Every percentage is rounded *outwards*: an "at most" up, an "at
 least" down, so a printed bound is never tighter than the true one.
 """
@@ -147,13 +148,14 @@ def odds_panel(epsilon: float, delta: float | None = None, *, key: str, n: int |
         section, values = delta_numbers(delta, n)
         delta_text = (lessons.section_text(SLUG, "delta", **values) + "\n\n"
                       + lessons.section_text(SLUG, section, **values))
-    if presenter_mode():  # open, and side by side, so that it fits beside the demo's step
-        with st.container(border=True):
-            st.markdown(f"**{label}**")
-            words, picture = st.columns([3, 2], gap="medium")
-            words.markdown("\n\n".join(part for part in (verdict, table, delta_text) if part))
-            with picture:
-                chart(icons, key=f"{key}_odds_icons")
+    if presenter_mode():  # the bound and the verdict on screen; the rest one click away,
+        with st.container(border=True):  # so that the demo's deck step still fits 1280×720
+            st.markdown(f"**{label}**\n\n{verdict}")
+            with st.expander(lessons.section_text(SLUG, "more")):
+                words, picture = st.columns([3, 2], gap="medium")
+                words.markdown("\n\n".join(part for part in (table, delta_text) if part))
+                with picture:
+                    chart(icons, key=f"{key}_odds_icons")
         return
     with st.expander(label):
         st.markdown(verdict)

@@ -9,6 +9,8 @@ interval finer than half an answer) gets the reason from dp.planning, never a tr
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import streamlit as st
 
@@ -38,6 +40,15 @@ TRADEOFF_DELTAS = np.geomspace(1e-12, 0.1, 45)
 
 def _percent(c: float) -> str:
     return f"{c:.1%}".replace(".0%", "%")
+
+
+def needed_text(epsilon: float) -> str:
+    """The ε a request needs, rounded *up* to 4 significant digits: never an ε too small."""
+    if epsilon >= 1000:
+        return f"{math.ceil(epsilon):,}"
+    decimals = max(0, 3 - math.floor(math.log10(epsilon)))
+    scaled = float(f"{epsilon * 10**decimals:.12g}")  # no float noise: 1e-5·10⁸ is not 1000.0000000000001
+    return f"{math.ceil(scaled) / 10**decimals:.{decimals}f}".rstrip("0").rstrip(".")
 
 
 def _number(x: float) -> str:
@@ -103,8 +114,9 @@ def accuracy_planner(kind: str, *, slug: str, key: str) -> None:
                            icon="🚫")
             return
         with result:
-            st.metric("ε needed", epsilon_text(epsilon) if epsilon > 0 else "any ε > 0")
-            st.markdown(lessons.section_text(SLUG, section, eps=epsilon_text(epsilon), **values))
+            st.metric("ε needed", needed_text(epsilon) if epsilon > 0 else "any ε > 0")
+            st.markdown(lessons.section_text(SLUG, section, eps=needed_text(epsilon) if epsilon > 0 else "0",
+                                             **values))
             if kind == "rr" and n < SMALL_N:
                 st.caption(lessons.section_text(SLUG, "rr-small-n", n=f"{n:,}"))
             if epsilon > 0 and not EPSILONS[0] <= epsilon <= EPSILONS[-1]:
@@ -140,7 +152,7 @@ def poll_planner(n: int, offered: dict[str, float], *, key: str) -> float | None
                                      width=f"{100 * rr_half_width(n, eps):.3g}")
     else:
         offer = lessons.section_text(SLUG, "poll-none", n=n, highest=f"{max(offered.values()):g}")
-    st.markdown(lessons.section_text(SLUG, "poll", pp=f"{pp:g}", n=n, eps=epsilon_text(epsilon),
+    st.markdown(lessons.section_text(SLUG, "poll", pp=f"{pp:g}", n=n, eps=needed_text(epsilon),
                                      offer=offer))
     odds_panel(epsilon, key=f"{key}_plan", what="a poll at this ε")
     return epsilon
