@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from ui.plain_figure import PlainFigure
 from ui.theme import GREY, PALETTE, TEMPLATE, series_style
 
 ICON_COLUMNS = 10
@@ -46,7 +47,7 @@ def icon_array(prior: float, posterior: float, *, people: int = 100) -> go.Figur
               for part, name, marker in groups if part.stop > part.start]
     hidden = {"visible": False, "range": None, "fixedrange": True}
     rows = math.ceil(people / ICON_COLUMNS)
-    return go.Figure(data=traces, _validate=False, layout={
+    return PlainFigure(traces, {  # plain data: ui.plain_figure
         "template": TEMPLATE,
         "title": {"text": f"100 people she suspects at {prior:.0%}: how sure she can become"},
         "xaxis": {**hidden, "range": [-0.6, ICON_COLUMNS - 0.4]},
@@ -65,7 +66,7 @@ def deployments_figure(rows: Sequence[dict], epsilon: float | None = None,
     for i, kind in enumerate(kinds):
         mine = [row for row in rows if row["renews"] == kind]
         traces.append({
-            "type": "scatter", "mode": "markers", "name": f"ε {kind}",
+            "type": "scatter", "mode": "markers", "name": kind,
             "x": [row["epsilon"] for row in mine], "y": [row["short"] for row in mine],
             "marker": {**series_style(i)["marker"], "size": 13},
             "customdata": [[row["unit"]] for row in mine],
@@ -80,27 +81,30 @@ def deployments_figure(rows: Sequence[dict], epsilon: float | None = None,
         annotations.append({"x": math.log10(epsilon), "xref": "x", "y": 1, "yref": "paper",
                             "yanchor": "bottom", "showarrow": False, "font": {"color": GREY},
                             "text": f"{epsilon_label}: {epsilon:g}"})
-    return go.Figure(data=traces, _validate=False, layout={
+    return PlainFigure(traces, {  # plain data: ui.plain_figure
         "template": TEMPLATE,
         "title": {"text": "Published ε of some real deployments (units differ)"},
         "xaxis": {"title": {"text": "ε (log scale)"}, "type": "log",
                   "range": [low - 0.25, high + 0.25]},
+        # every row labelled (Plotly skips category labels it thinks are crowded on a phone)
         "yaxis": {"title": {"text": ""}, "type": "category", "categoryorder": "array",
-                  "categoryarray": labels[::-1], "automargin": True},
+                  "categoryarray": labels[::-1], "tickmode": "array", "tickvals": labels,
+                  "automargin": True},
+        "legend": {"title": {"text": "ε spent"}},
         "shapes": shapes, "annotations": annotations,
-        "height": 160 + 34 * len(rows), "hovermode": "closest",
+        "height": 220 + 36 * len(rows), "hovermode": "closest",
     })
 
 
 def tradeoff_figure(deltas: np.ndarray, epsilons: np.ndarray, delta: float, epsilon: float,
                     sigma: float) -> go.Figure:
     """The Gaussian planner: the ε that σ gives, at every δ (log axis), the chosen δ marked."""
-    return go.Figure(data=[
+    return PlainFigure([  # plain data: ui.plain_figure
         {"type": "scatter", "x": deltas.tolist(), "y": epsilons.tolist(), "mode": "lines",
          "name": f"σ = {sigma:.3g}", "line": series_style(0)["line"]},
         {"type": "scatter", "x": [delta], "y": [epsilon], "mode": "markers",
          "name": "your δ", "marker": {**series_style(1)["marker"], "size": 13}},
-    ], _validate=False, layout={
+    ], {
         "template": TEMPLATE,
         "title": {"text": "The same noise, read at different δ"},
         "xaxis": {"title": {"text": "δ (log scale)"}, "type": "log", "exponentformat": "power"},
