@@ -14,5 +14,5 @@ from ui.opendp_snippets import OPENDP_VERSION, Snippet
 def opendp_expander(snippet: Snippet) -> None:
     """The snippet, folded, with one line on what differs from the page's own mechanism."""
     with st.expander(f"🧰 Show this in OpenDP ({OPENDP_VERSION})"):
-        st.code(snippet.code, language="python", wrap_lines=True)
+        st.code(snippet.code, language="python")  # scrolls sideways on a phone: no broken indentation
         st.caption(f"**What differs:** {snippet.differs}")

@@ -66,7 +66,7 @@ def deployments_figure(rows: Sequence[dict], epsilon: float | None = None,
     for i, kind in enumerate(kinds):
         mine = [row for row in rows if row["renews"] == kind]
         traces.append({
-            "type": "scatter", "mode": "markers", "name": f"ε {kind}",
+            "type": "scatter", "mode": "markers", "name": kind,
             "x": [row["epsilon"] for row in mine], "y": [row["short"] for row in mine],
             "marker": {**series_style(i)["marker"], "size": 13},
             "customdata": [[row["unit"]] for row in mine],
@@ -86,10 +86,13 @@ def deployments_figure(rows: Sequence[dict], epsilon: float | None = None,
         "title": {"text": "Published ε of some real deployments (units differ)"},
         "xaxis": {"title": {"text": "ε (log scale)"}, "type": "log",
                   "range": [low - 0.25, high + 0.25]},
+        # every row labelled (Plotly skips category labels it thinks are crowded on a phone)
         "yaxis": {"title": {"text": ""}, "type": "category", "categoryorder": "array",
-                  "categoryarray": labels[::-1], "automargin": True},
+                  "categoryarray": labels[::-1], "tickmode": "array", "tickvals": labels,
+                  "automargin": True},
+        "legend": {"title": {"text": "ε spent"}},
         "shapes": shapes, "annotations": annotations,
-        "height": 160 + 34 * len(rows), "hovermode": "closest",
+        "height": 220 + 36 * len(rows), "hovermode": "closest",
     })
 
 
