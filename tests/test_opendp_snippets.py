@@ -103,7 +103,7 @@ def test_exponential_choice(epsilon, sensitivity):
 
 @pytest.mark.parametrize("epsilon,lower,upper,n,discrete", [
     (0.5, 0.0, 1.0, 100, False), (0.01, -1.0, 2.0, 20, False), (10.0, 0.3, 0.6, 1000, False),
-    (1.0, 1, 16, 200, True),
+    (1.0, 1, 16, 200, True), (1.0, 0.0, 100.0, 1001, False),
 ])
 def test_median(epsilon, lower, upper, n, discrete):
     check(snippets.median(epsilon, lower, upper, n, discrete))

@@ -197,15 +197,19 @@ def median(epsilon: float, lower: float, upper: float, n: int, discrete: bool = 
         data_line = (f"data = rng.integers({int(math.ceil(lower))}, {int(math.floor(upper)) + 1}, "
                      f"size={n}).astype(float).tolist()  # made-up levels\n")
         grid = "every level in the range"
-    else:
-        steps = max(1, round((upper - lower) / 0.05))
-        candidates = [round(lower + (upper - lower) * i / steps, 6) for i in range(steps + 1)]
-        data_line = f"data = rng.beta(2, 3, size={n}).tolist()  # made-up values\n"
-        grid = f"{len(candidates)} evenly spaced points"
+    else:  # every 0.05, or 200 steps over a wider range
+        steps = min(200, max(1, round((upper - lower) / 0.05)))
+        candidates = None
+        data_line = (f"data = ({_num(lower)} + {_num(upper - lower)} * rng.beta(2, 3, size={n}))"
+                     ".tolist()  # made-up values\n")
+        grid = f"{steps + 1} evenly spaced points"
+    candidates_line = (f"candidates = {candidates!r}\n\n" if candidates is not None else
+                       f"lower, upper, steps = {_num(lower)}, {_num(upper)}, {steps}\n"
+                       "candidates = [lower + (upper - lower) * i / steps for i in range(steps + 1)]\n\n")
     code = (_header(f"A private median of {n:,} values, ε = {epsilon:g} (replace-one)")
             + data_line
             + f"epsilon = {_num(epsilon)}\n"
-            + f"candidates = {candidates!r}\n\n"
+            + candidates_line
             + "# Neighbours: replace one person (n known): symmetric distance 2\n"
             + f"space = dp.vector_domain(dp.atom_domain(T=float, nan=False), size={n}), dp.symmetric_distance()\n"
             + "d_in = 2\n\n\n"
