@@ -23,10 +23,11 @@ from dp.graphs import (
     triangle_releases,
     worst_neighbour,
 )
-from ui import lessons
+from ui import lessons, opendp_snippets
 from ui.audit import audit_panel
 from ui.charts import graphs as charts
 from ui.odds import odds_panel
+from ui.opendp_show import opendp_expander
 from ui.params import (
     DELTAS,
     EPSILONS,
@@ -368,6 +369,7 @@ def triangle_demo() -> None:
         notes.append(lessons.section_text(SLUG, "delta-try-large"))
     lessons.render(SLUG, "role-of-delta", delta_note=" ".join(notes), **values)
     odds_panel(2 * epsilon, delta, key="graphs", what="the whole release (both steps, 2ε)")
+    opendp_expander(opendp_snippets.no_constructor("A (2ε, δ)-DP triangle count under edge privacy", "none: OpenDP 0.16 has no graph transformations (the page's mechanism is dp/graphs.py)"))
     lessons.quiz(SLUG, "delta-role")
 
     with st.container(border=True):

@@ -33,10 +33,11 @@ from dp.local_sensitivity import (
     trap_pair,
 )
 from dp.privacy_loss import laplace_density
-from ui import lessons
+from ui import lessons, opendp_snippets
 from ui.audit import audit_panel
 from ui.charts import local_sensitivity as charts
 from ui.odds import odds_panel
+from ui.opendp_show import opendp_expander
 from ui.params import (
     EPSILONS,
     choice_radio,
@@ -346,6 +347,7 @@ def safe_alternatives() -> None:
              **{f"err_{key}": value for key, value in errors.items()}}
     lessons.render(SLUG, "safe-notice-ptr-answers" if answers >= 0.5 else "safe-notice-ptr-refuses", **facts)
     odds_panel(epsilon, delta, key="ls", n=n, what="each release (δ: PTR only)")
+    opendp_expander(opendp_snippets.median(epsilon, LO, HI, n))  # the exponential-mechanism median
     lessons.step("Accuracy against the exponential mechanism", level="subheader")
     lessons.quiz(SLUG, "which-wins")
     acc_plot, acc_text = st.columns([2, 1], gap="large")

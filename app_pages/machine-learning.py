@@ -31,10 +31,11 @@ from dp.learning import (
     train_dp_gd,
     train_logistic,
 )
-from ui import lessons
+from ui import lessons, opendp_snippets
 from ui.audit import audit_panel
 from ui.charts import machine_learning as charts
 from ui.odds import odds_panel
+from ui.opendp_show import opendp_expander
 from ui.params import choice_slider, epsilon_slider
 from ui.seeds import demo_seed, resample_button
 from ui.share import copy_link
@@ -342,6 +343,7 @@ def dp_training() -> None:
     if run["tpr"] > op_bound:  # sampling noise only: say so rather than hide it
         st.info(lessons.section_text(SLUG, "dpgd-above-bound", **values))
     odds_panel(epsilon, DELTA, key="ml", n=n, what="the trained model")
+    opendp_expander(opendp_snippets.no_constructor("DP gradient descent: clipped per-example gradients plus Gaussian noise", "none for training; DP-SGD libraries such as Opacus do it, and dp.m.make_gaussian can noise a gradient you have clipped yourself"))
 
     with st.container(border=True):
         p_d, p_d_prime = canary_event_probabilities(sigma, clip, epochs)

@@ -13,6 +13,7 @@ from ui import lessons
 from ui import poll as ui_poll
 from ui.charts.poll import estimate_figure, precision_figure
 from ui.params import EPSILONS, choice_slider, note_if_ignored, number_label, url_value
+from ui.odds import odds_panel
 from ui.planner import poll_planner
 from ui.show import chart
 
@@ -80,6 +81,7 @@ def create_form() -> None:
         epsilon = st.select_slider("ε for this poll", EPS_OPTIONS, value=1.0, key="poll_epsilon",
                                    format_func=number_label,
                                    help="Smaller ε: more noise per answer and a wider interval.")
+    odds_panel(epsilon, key="poll_new", what="each student's randomized answer")
     if st.button("Create the poll", type="primary", key="poll_create"):
         wait = ui_poll.creation_wait()
         if wait > 0:
