@@ -12,8 +12,8 @@ from dp.rr_inference import rr_half_width, rr_running_estimates
 from ui import lessons
 from ui import poll as ui_poll
 from ui.charts.poll import estimate_figure, precision_figure
-from ui.params import EPSILONS, choice_slider, note_if_ignored, number_label, url_value
 from ui.odds import odds_panel
+from ui.params import EPSILONS, choice_slider, note_if_ignored, number_label, url_value
 from ui.planner import poll_planner
 from ui.show import chart
 
