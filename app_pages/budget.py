@@ -16,6 +16,7 @@ from dp.budget import (
     advanced_split_crossover,
     averaged_laplace_samples,
     combine_answers,
+    disclosure_budget,
     first_inside,
     laplace_disclosure_budget,
     laplace_half_width,
@@ -31,6 +32,7 @@ from dp.budget import (
 from ui import lessons
 from ui.audit import audit_panel
 from ui.charts import budget as charts
+from ui.numbers import number
 from ui.odds import odds_panel
 from ui.params import DELTAS, EPSILONS, choice_slider, range_slider
 from ui.seeds import demo_seed, resample_button, rng_for
@@ -287,7 +289,7 @@ def game_demo() -> None:
                          help="Σ ε over the answered queries (basic composition)")
         left_col.metric("remaining", f"{accountant.remaining:.4g}")
         advanced = accountant.advanced(delta_prime)
-        adv_col.metric(f"advanced, δ′ = {delta_prime:g}",
+        adv_col.metric(f"advanced, δ′ = {number(delta_prime, 'g')}",
                        f"{advanced[0]:.4g}" if advanced else "–",
                        help="Advanced composition of the answers so far, each counted at the "
                             "largest ε used (for comparison; the accountant refuses by the "
@@ -326,13 +328,15 @@ def game_demo() -> None:
                        single=single)
         if QUESTIONS[question].kind == "count":
             needed = laplace_disclosure_budget(sensitivity, CORRIDOR, CONFIDENCE)
-            if game.total < needed:
-                section = "game-pooled-stopped"
-            elif half <= CORRIDOR:
+            if half <= CORRIDOR:  # needs √(Σε²) > 5.54, so ε_T > 5.54 as well
                 section = "game-pooled-leaks"
+            elif game.total < needed:
+                section = "game-pooled-stopped"
             else:
                 section = "game-pooled-could-leak"
-            lessons.render(SLUG, section, needed=needed, total=game.total, half=half)
+            lessons.render(SLUG, section, needed=needed, total=game.total, half=half,
+                           band_needed=disclosure_budget(sensitivity, CORRIDOR, CONFIDENCE),
+                           root=float(np.sqrt(np.sum(np.square(epsilons)))))
 
     lessons.step("Splitting the budget", level="subheader")
     text, plot = st.columns([2, 3], gap="large")

@@ -20,6 +20,7 @@ from dp.composition_table import tabulated
 from ui import lessons
 from ui.charts import composition as charts
 from ui.deployments import deployments_panel
+from ui.numbers import number
 from ui.odds import odds_panel
 from ui.params import (
     choice_pills,
@@ -286,8 +287,8 @@ def groups():
     view = group_view(epsilon, delta, g)
     with controls:
         left, right = st.columns(2)
-        left.metric("ε for the group", f"{view['eps_g']:.3g}")
-        right.metric("δ for the group", f"{view['delta_g']:.2g}")
+        left.metric("ε for the group", number(view["eps_g"]))
+        right.metric("δ for the group", number(view["delta_g"], ".2g"))
     with plot:
         chart(view["figure"], key="comp_grp_chart", **CHART)
     lessons.render(SLUG, "group-notice" if g > 1 else "group-notice-one", eps=epsilon, g=g,

@@ -27,6 +27,7 @@ from ui import lessons
 from ui.audit import audit_panel
 from ui.charts import definition as charts
 from ui.deployments import deployments_panel
+from ui.numbers import number
 from ui.odds import odds_panel
 from ui.params import choice_slider, epsilon_slider, number_label, range_slider
 from ui.seeds import demo_seed, resample_button
@@ -142,7 +143,10 @@ def definition_demo() -> None:
         chart(figures[1], key="def_ratio")
     with loss:
         chart(figures[2], key="def_loss")
-    lessons.render(SLUG, "notice", **numbers)
+    pair = "group" if numbers["gap"] > sensitivity else "neighbours"
+    lessons.render(SLUG, "notice", **numbers,
+                   band=lessons.section_text(SLUG, f"notice-band-{pair}", **numbers),
+                   promise=lessons.section_text(SLUG, f"notice-promise-{pair}", **numbers))
     odds_panel(epsilon, key="def", what="this release")
     deployments_panel(epsilon, key="def", what="this demo's ε")
 
@@ -260,7 +264,7 @@ def _testing_view(epsilon: float, delta: float):
     roc_fpr, roc_tpr = laplace_roc(np.linspace(-12 * b, 1 + 12 * b, 400), 1.0, b)
     figure = charts.membership_region(fpr, tpr_max, tpr_min, epsilon, delta, roc_fpr, roc_tpr)
     numbers = {
-        "eps": epsilon, "delta_phrase": f", δ = {delta:g}" if delta else " (δ = 0)",
+        "eps": epsilon, "delta_phrase": f", δ = {number(delta, 'g')}" if delta else " (δ = 0)",
         "tpr_at_5": _percent(max_true_positive_rate(0.05, epsilon, delta)),
         "best_accuracy": _percent(max_guess_accuracy(epsilon, delta)),
     }

@@ -16,6 +16,7 @@ from dp import (
 from ui import lessons, opendp_snippets
 from ui.audit import audit_panel
 from ui.charts import exponential as charts
+from ui.numbers import number
 from ui.odds import odds_panel
 from ui.opendp_show import opendp_expander
 from ui.params import (
@@ -65,12 +66,7 @@ def of_n(x: float) -> str:
 
 def small(x: float) -> str:
     """Two significant digits; whole numbers from 100, and powers of ten below 10⁻⁴."""
-    if x == 0 or 1e-4 <= abs(x) < 100:
-        return f"{x:.2g}"
-    if abs(x) >= 100:
-        return f"{x:,.0f}"
-    mantissa, exponent = f"{x:.1e}".split("e")
-    return f"{mantissa} × 10" + str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return number(x, ".2g") if abs(x) < 100 else f"{x:,.0f}"
 
 
 def chance(p: float, digits: int = 1) -> str:
@@ -357,7 +353,7 @@ def median_demo() -> None:
         cols = st.columns(3)
         for col, name, label in zip(cols, charts.MEDIAN_LABELS, ["exp. mech.", "Laplace", "histogram"],
                                     strict=True):
-            col.metric(label, fmt(errors_now[name]), help="mean rank error, in people")
+            col.metric(label, people(errors_now[name]), help="mean rank error, in people")
     scale, width = view["sensitivity"] / epsilon, upper - lower
     if math.isclose(scale, width):
         compare = "exactly the width of the range"
@@ -521,7 +517,7 @@ def auction_demo() -> None:
                    many_menu="the menu of their bids" if menu == "bids"
                    else f"the public menu up to {fmt(cap)}")
     grid = auction.price_grid(cap)
-    reports = np.linspace(0, max(cap, highest) * 1.2, 121)
+    reports = np.union1d(np.linspace(0, max(cap, highest) * 1.2, 121), [highest])  # the truth too
     bidder = int(np.argmax(bids))
     utilities = auction.bidder_utilities(bids, bidder, highest, reports, grid, epsilon)
     truthful = float(auction.bidder_utilities(bids, bidder, highest, [highest], grid, epsilon)[0])
@@ -535,10 +531,14 @@ def auction_demo() -> None:
                                          math.exp(epsilon) * truthful),
               width="stretch", key="exp_auc_truthful")
     best = int(np.argmax(utilities))
+    gain = utilities[best] - truthful
+    best_lie = lessons.section_text(
+        SLUG, "auc-truth-best" if gain <= 1e-9 * max(1.0, abs(truthful))
+        else "auc-lie-best" if money(utilities[best]) != money(truthful) else "auc-lie-shade",
+        best_report=fmt(reports[best]), best_lie=money(utilities[best]),
+        bound=money(math.exp(epsilon) * truthful))
     lessons.render(SLUG, "auc-truthful", value=fmt(highest), cap=fmt(cap), truthful=money(truthful),
-                   best_report=fmt(reports[best]), best_lie=money(utilities[best]),
-                   bound=money(math.exp(epsilon) * truthful), factor=fmt(math.exp(epsilon)),
-                   grid_size=f"{len(grid):,}")
+                   best_lie=best_lie, factor=fmt(math.exp(epsilon)), grid_size=f"{len(grid):,}")
 
 
 # --- 5. A coin's bias ----------------------------------------------------------------------------------
@@ -640,7 +640,8 @@ def audit_demo() -> None:
         epsilon_hat = audit_panel("exp_aud", functools.partial(sample_choices, scores_d, used),
                     functools.partial(sample_choices, scores_d_prime, used), picks_option_a,
                     promised_epsilon=epsilon, event_label="{the output is option A}",
-                    cache_key=("exp_aud", epsilon, m, form))
+                    cache_key=("exp_aud", epsilon, m, form),
+                    exact_loss=auction.privacy_loss(scores_d, scores_d_prime, used, 1.0))
     loss_notes = auction.privacy_loss(scores_d, scores_d_prime, 2 * epsilon, 1.0)
     values = {"eps": epsilon, "m": m, "loss_notes": loss_notes, "epsilon_hat": epsilon_hat}
     caught = epsilon_hat > epsilon

@@ -17,6 +17,7 @@ from dp.tails import (
 )
 from ui import lessons, opendp_snippets
 from ui.charts import gaussian as charts
+from ui.numbers import number
 from ui.odds import odds_panel
 from ui.opendp_show import opendp_expander
 from ui.params import (
@@ -41,7 +42,7 @@ AUDIT_DELTAS = [1e-4, 1e-3, 1e-2, 0.05, 0.1]
 AUDIT_Z = [1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0]
 AUDIT_SAMPLES = 200_000
 CHART = {"width": "stretch", "config": {"displaylogo": False}}
-FAR_TAIL = 1e-4  # a tail probability below this is "errors almost never happen"
+FAR_TAIL = 0.01  # an error past the crossing in at least 1% of releases "matters"
 RARE_HITS = 200  # fewer samples than this in the audit's event: the intervals are too wide
 
 
@@ -129,7 +130,7 @@ def matched_privacy():
         if crossover > 0:
             tail = gaussian_tail(sigma, crossover)
             where = lessons.section_text(SLUG, "tails-far" if tail < FAR_TAIL else "tails-near",
-                                         delta=delta, tail=tail)
+                                         delta=delta, tail=tail, share=share_text(tail))
             lessons.render(SLUG, "notice-tails", crossover=crossover, crossover_b=crossover / b,
                            tail=tail, where=where)
         else:
@@ -173,7 +174,7 @@ def what_delta_means():
     this_run = int(sample_leaked_records(n, delta, rng_for("gd_leak")))
     with controls:
         left, right = st.columns(2)
-        left.metric("Expected leaks, n·δ", f"{expected:,.3g}")
+        left.metric("Expected leaks, n·δ", number(expected, ",.3g"))
         right.metric("This run leaked", f"{this_run:,}")
     with plot:
         chart(charts.leak_chart(n, delta, (DELTAS[0], DELTAS[-1])), key="gd_leak_chart",
@@ -210,8 +211,8 @@ def many_dimensions():
     crossover = dimension_crossover(epsilon, delta)
     with controls:
         left, right = st.columns(2)
-        left.metric("Laplace std per count", f"{lap_std:.3g}")
-        right.metric("Gaussian std per count", f"{gauss_std:.3g}")
+        left.metric("Laplace std per count", number(lap_std, ",.3g"))
+        right.metric("Gaussian std per count", number(gauss_std, ",.3g"))
     with plot:
         chart(charts.dimensions_chart(epsilon, delta, d, crossover), key="gd_dims",
               **CHART)

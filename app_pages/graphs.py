@@ -26,6 +26,7 @@ from dp.graphs import (
 from ui import lessons, opendp_snippets
 from ui.audit import audit_panel
 from ui.charts import graphs as charts
+from ui.numbers import number
 from ui.odds import odds_panel
 from ui.opendp_show import opendp_expander
 from ui.params import (
@@ -142,7 +143,7 @@ def _mechanism(n: int, ties: int, triad_p: float, seed: list, bound: str, epsilo
         "failures": int(np.sum(d_hat < b_value)),
         "releases": charts.release_chart(
             edges, np.histogram(release, edges)[0], np.histogram(naive, edges)[0], triangles,
-            f"(2ε, δ) mechanism, B = {b_value}", f"naive Laplace, b = {naive_b:,.3g}"),
+            f"(2ε, δ) mechanism, B = {b_value}", f"naive Laplace, b = {number(naive_b, ',.3g')}"),
         "errors": charts.error_chart(
             POPULATIONS, naive_n, (naive_n - 2) / (2 * epsilon),
             [triangle_mechanism_error(b, epsilon, delta) for b in bounds["max_degree"]],

@@ -51,7 +51,7 @@ def test_defaults_show_advanced_worse_than_basic_and_the_crossover(session):
 def test_defaults_of_group_privacy_and_post_processing(session):
     # g = 4 at ε = 0.5: gε = 2, δ: 4·e^{1.5}·1e-6 ≈ 1.8e-05, belief ≤ 1/(1 + e^−2) = 88.1%.
     assert _metric(session, "ε for the group") == "2"
-    assert _metric(session, "δ for the group") == "1.8e-05"
+    assert _metric(session, "δ for the group") == "1.8 × 10⁻⁵"  # never e-notation (ui.numbers)
     assert "88.1%" in page_text(session)
     assert _metric(session, "Budget spent") == "ε = 0.5"
     ledger = _chart(session, "comp_pp_chart")

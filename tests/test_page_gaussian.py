@@ -218,9 +218,9 @@ def test_n_slider_reads_like_other_pages_and_opens_old_links():
 
 def test_tails_sentence_at_a_large_delta():
     text = _flat(app_test(LESSON, {"gd_delta": "0.1"}))
-    assert "close enough in to matter" in text and "almost never happen" in text
-    assert "Here the crossing sits where errors almost never happen" not in text
-    assert "Here the crossing sits where errors almost never happen" in _flat(app_test(LESSON))
+    assert "close enough in to matter" in text and "at least one in 100" in text
+    assert "lighter tails far out are not why" not in text
+    assert "lighter tails far out are not why" in _flat(app_test(LESSON))
 
 
 def test_leak_demo_never_prints_a_chance_of_zero_or_one_records():

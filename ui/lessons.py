@@ -42,6 +42,7 @@ from streamlit.delta_generator_singletons import context_dg_stack
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ui.course import HOME, ROOT
+from ui.numbers import readable  # the one number formatter (pages and charts use ui.numbers too)
 from ui.params import note_if_ignored, url_value
 from ui.presenter import presenter_mode
 from ui.share import STEP_KEY, deck_link
@@ -85,24 +86,6 @@ def presenter_sections(slug: str) -> frozenset[str]:
 
 
 _MATH = re.compile(r"\$\$.*?\$\$|\$[^$]*\$", re.DOTALL)
-_EXPONENT = re.compile(r"^([-+]?\d(?:\.\d+)?)e([-+]\d+)$")
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-
-
-def _no_e_notation(text: str, in_math: bool) -> str:
-    """What a `g` format gives for large or small numbers, written for a reader.
-
-    '2.22e+03' becomes 2,220 and '6.7e-05' becomes 6.7 × 10⁻⁵: never e-notation in a lesson.
-    """
-    match = _EXPONENT.match(text)
-    if not match:
-        return text
-    mantissa, exponent = match.group(1), int(match.group(2))
-    if 0 < exponent < 16:
-        return f"{float(text):,.0f}".replace(",", "{,}" if in_math else ",")
-    if in_math:
-        return f"{mantissa} \\times 10^{{{exponent}}}"
-    return f"{mantissa} × 10{str(exponent).translate(_SUPERSCRIPT)}"
 
 
 def fill(text: str, values: dict) -> str:
@@ -114,7 +97,7 @@ def fill(text: str, values: dict) -> str:
         if name not in values:
             return match.group(0)
         in_math = any(start < match.start() < end for start, end in math_spans)
-        return _no_e_notation(format(values[name], spec or ""), in_math)
+        return readable(format(values[name], spec or ""), in_math)  # never e-notation
 
     return _PLACEHOLDER.sub(replace, text)
 

@@ -20,6 +20,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ui.numbers import number
+
 OPENDP_VERSION = "0.16.0"
 RELATIONS = ("add/remove", "replace-one")
 MAX_LOOP_PEOPLE = 10_000  # randomized response is applied in a Python loop: keep it quick
@@ -145,7 +147,7 @@ def gaussian_sum(epsilon: float, delta: float, sensitivity: float, sigma: float,
             + "approx = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(meas), delta=delta)\n\n"
             + 'print("zCDP: rho =", meas.map(d_in))\nprint("(epsilon, delta) =", approx.map(d_in))\n'
             + 'print("one release:", meas(data))\n')
-    return Snippet(code, f"OpenDP accounts for Gaussian noise in zCDP (ρ = Δ²/(2σ²) = {rho:.4g}); its "
+    return Snippet(code, f"OpenDP accounts for Gaussian noise in zCDP (ρ = Δ²/(2σ²) = {number(rho, '.4g')}); its "
                    "conversion to (ε, δ) is an upper bound, so it prints an ε above the page's exact "
                    f"ε = {epsilon:g} for this σ.",
                    {"measure": "zcdp", "rho": rho, "epsilon": epsilon, "delta": delta})

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from ui.numbers import number
 from ui.theme import GREY, INK, PALETTE, figure, series_style
 
 MAX_POINTS = 1000  # a long attack is thinned to this many points before it is sent
@@ -89,7 +90,7 @@ def split_figure(ks, each_basic, each_advanced, average_basic, total: float,
                  "95% error of a count (± patients)")
     series = [
         (each_basic, "each answer, basic composition (ε = ε_T/k)"),
-        (each_advanced, f"each answer, advanced composition (δ′ = {delta_prime:g})"),
+        (each_advanced, f"each answer, advanced composition (δ′ = {number(delta_prime, 'g')})"),
         (average_basic, "average of k repeats of one count (basic)"),
     ]
     fig.add_traces([dict(type="scatter", x=ks, y=np.asarray(y, float), mode="lines", name=name,

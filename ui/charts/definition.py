@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from ui.numbers import number
 from ui.plain_figure import PlainFigure
 from ui.theme import GREY, LINE_WIDTH, PALETTE, TEMPLATE
 
@@ -105,7 +106,7 @@ def density_ratio(x, ratio, epsilon) -> go.Figure:
     """p_D(x)/p_D′(x) on a log axis, against the band [e^−ε, e^ε] that ε-DP allows."""
     lo, hi = float(np.min(x)), float(np.max(x))
     upper = float(np.exp(epsilon))
-    traces = [_band(lo, hi, 1 / upper, upper, f"allowed band e^±ε = [{1 / upper:.3g}, {upper:.3g}]"),
+    traces = [_band(lo, hi, 1 / upper, upper, f"allowed band e^±ε = [{number(1 / upper)}, {number(upper)}]"),
               _line(x, ratio, "p_D(x) / p_D′(x)", COLOUR_RATIO,
                     hovertemplate="x = %{x:.2f}<br>ratio = %{y:.4g}<extra></extra>")]
     shapes = [_hline(upper, PALETTE["orange"]), _hline(1 / upper, PALETTE["orange"]),
@@ -158,7 +159,7 @@ def posterior_band(epsilons, lower, upper, prior, epsilon, chosen_lower, chosen_
 
 def membership_region(fpr, tpr_max, tpr_min, epsilon, delta, roc_fpr=None, roc_tpr=None) -> go.Figure:
     """The (false positive, true positive) pairs any membership test can reach under (ε, δ)-DP."""
-    label = f"ε = {epsilon:g}" + (f", δ = {delta:g}" if delta else "")
+    label = f"ε = {epsilon:g}" + (f", δ = {number(delta, 'g')}" if delta else "")
     traces = [_line(fpr, tpr_min, "worst test", GREY, dash="dot", showlegend=False, hoverinfo="skip"),
               _line(fpr, tpr_max, "best possible test", COLOUR_RATIO, fill="tonexty", fillcolor=REGION,
                     hovertemplate="FPR %{x:.2f} → TPR ≤ %{y:.3f}<extra></extra>"),

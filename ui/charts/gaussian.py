@@ -26,6 +26,7 @@ from dp.tails import (
     gaussian_tail,
     noise_std_in_d_dimensions,
 )
+from ui.numbers import number
 from ui.plain_figure import PlainFigure
 from ui.theme import GREY, PALETTE, figure, series_style
 
@@ -158,12 +159,12 @@ def loss_tail_chart(sigma: float, sensitivity: float, epsilon: float,
         _line(grid, gaussian_loss_density(grid, sigma, sensitivity), "density of L", GAUSSIAN),
         {"type": "scatter", "x": tail, "y": gaussian_loss_density(tail, sigma, sensitivity),
          "mode": "lines", "line": {"width": 0}, "fill": "tozeroy",
-         "fillcolor": "rgba(230,159,0,0.35)", "name": f"area Pr[L > ε] = {prob_exceeds:.2g}"},
+         "fillcolor": "rgba(230,159,0,0.35)", "name": f"area Pr[L > ε] = {number(prob_exceeds, '.2g')}"},
         {"type": "scatter", "x": tail, "y": delta_integrand(tail, sigma, epsilon, sensitivity),
          "mode": "lines", "line": {"color": PALETTE["vermillion"], "width": 2, "dash": "dash"},
          "fill": "tozeroy", "fillcolor": "rgba(213,94,0,0.25)",
          "fillpattern": {"shape": "/", "fgcolor": PALETTE["vermillion"]},
-         "name": f"area δ(ε) = E[(1 − e^(ε−L))₊] = {delta:.2g}"},
+         "name": f"area δ(ε) = E[(1 − e^(ε−L))₊] = {number(delta, '.2g')}"},
     ]
     notes = [_label(epsilon, 1, " L = ε", yref="paper", xanchor="left", yanchor="top")]
     # Log scale: near ε each output pays only a sliver (1 − e^{ε−L} ≈ L − ε) of its
@@ -188,7 +189,7 @@ def leak_chart(n: int, delta: float, delta_range: tuple[float, float]) -> go.Fig
     traces = [_line(deltas, n * deltas, "n·δ", LAPLACE),
               {"type": "scatter", "x": [delta], "y": [n * delta], "mode": "markers+text",
                "marker": {**style["marker"], "size": 14}, "name": "your δ",
-               "text": [f"  {n * delta:.3g}"], "textposition": "middle right"}]
+               "text": [f"  {number(n * delta, ',.3g')}"], "textposition": "middle right"}]
     return _figure(f"Records published whole, n = {n:,}", "δ (log scale)",
                    "records published (log)", traces, xaxis=LOG_AXIS, yaxis=LOG_AXIS,
                    shapes=shapes, annotations=notes)
@@ -229,8 +230,9 @@ def audit_chart(p: tuple[float, float, float], p_prime: tuple[float, float, floa
     lows = [p[1], scale * p_prime[1], scale * p_prime[1] + delta]
     highs = [p[2], scale * p_prime[2], scale * p_prime[2] + delta]
     # Two lines each, so that on a phone the labels leave the bars some width.
-    labels = [f"Pr[S | D]<br>= {values[0]:.2g}", f"e^ε · Pr[S | D′]<br>= {values[1]:.2g}",
-              f"e^ε · Pr[S | D′] + δ<br>= {values[2]:.2g}"]
+    labels = [f"Pr[S | D]<br>= {number(values[0], '.2g')}",
+              f"e^ε · Pr[S | D′]<br>= {number(values[1], '.2g')}",
+              f"e^ε · Pr[S | D′] + δ<br>= {number(values[2], '.2g')}"]
     bars = {
         "type": "bar", "y": labels, "x": values, "orientation": "h", "showlegend": False,
         "marker": {"color": [PALETTE["blue"], PALETTE["orange"], PALETTE["green"]],

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from ui.numbers import number
 from ui.plain_figure import PlainFigure
 from ui.theme import GREY, PALETTE, TEMPLATE, series_style
 
@@ -101,7 +102,7 @@ def tradeoff_figure(deltas: np.ndarray, epsilons: np.ndarray, delta: float, epsi
     """The Gaussian planner: the ε that σ gives, at every δ (log axis), the chosen δ marked."""
     return PlainFigure([  # plain data: ui.plain_figure
         {"type": "scatter", "x": deltas.tolist(), "y": epsilons.tolist(), "mode": "lines",
-         "name": f"σ = {sigma:.3g}", "line": series_style(0)["line"]},
+         "name": f"σ = {number(sigma, ',.3g')}", "line": series_style(0)["line"]},
         {"type": "scatter", "x": [delta], "y": [epsilon], "mode": "markers",
          "name": "your δ", "marker": {**series_style(1)["marker"], "size": 13}},
     ], {

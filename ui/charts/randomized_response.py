@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 
 from dp import posterior_bounds
 from dp.local_dp import lecture_theorem_alpha, rr_alpha, rr_posterior
+from ui.numbers import number
 from ui.plain_figure import PlainFigure
 from ui.theme import GREY, HEIGHT, INK, PALETTE, TEMPLATE, series_style
 
@@ -142,7 +143,7 @@ def error_vs_n_chart(n_grid: np.ndarray, theory: np.ndarray, sim_n: np.ndarray,
               _markers(sim_n, sim_rmse, "RMSE, simulated", 2, size=11)]
     if error_now > 0:
         traces.append({"type": "scatter", "x": [n_now], "y": [error_now], "mode": "markers",
-                       "name": f"this survey: |π̂ − π| = {error_now:.2g}",
+                       "name": f"this survey: |π̂ − π| = {number(error_now, '.2g')}",
                        "marker": {"color": PALETTE["vermillion"], "symbol": "star", "size": 16,
                                   "line": {"color": INK, "width": 1}}})
     return _figure("Error of π̂ against n", "n (people, log scale)", "error (fraction, log scale)",
@@ -189,7 +190,7 @@ def posterior_chart(epsilon: float, prior: float) -> go.Figure:
         _line(priors, rr_posterior(priors, epsilon, report=1), "RR, after a Yes", 3),
         _line(priors, rr_posterior(priors, epsilon, report=0), "RR, after a No", 2),
         {"type": "scatter", "x": [prior, prior], "y": [yes_now, no_now], "mode": "markers+text",
-         "name": f"prior {prior:.2g}", "text": [f"  {yes_now:.3g}", f"  {no_now:.3g}"],
+         "name": f"prior {number(prior, '.2g')}", "text": [f"  {number(yes_now)}", f"  {number(no_now)}"],
          "textposition": "middle right",
          "marker": {"color": INK, "size": 12, "symbol": ["triangle-up", "diamond"]}},
     ]
