@@ -160,6 +160,7 @@ def odds_panel(epsilon: float, delta: float | None = None, *, key: str, n: int |
     with st.expander(label):
         st.markdown(verdict)
         st.markdown(lessons.section_text(SLUG, "odds", **numbers) + "\n\n" + table)
-        chart(icons, key=f"{key}_odds_icons", caption=lessons.section_text(SLUG, "icons", **numbers))
+        chart(icons, key=f"{key}_odds_icons",  # a text alternative, as every chart has
+              caption="Chart: " + lessons.section_text(SLUG, "icons", **numbers))
         if delta_text:
             st.markdown(delta_text)

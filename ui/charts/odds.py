@@ -88,7 +88,7 @@ def deployments_figure(rows: Sequence[dict], epsilon: float | None = None,
         "xaxis": {"title": {"text": "ε (log scale)"}, "type": "log",
                   "range": [low - 0.25, high + 0.25]},
         # every row labelled (Plotly skips category labels it thinks are crowded on a phone)
-        "yaxis": {"title": {"text": ""}, "type": "category", "categoryorder": "array",
+        "yaxis": {"title": {"text": "release"}, "type": "category", "categoryorder": "array",
                   "categoryarray": labels[::-1], "tickmode": "array", "tickvals": labels,
                   "automargin": True},
         "legend": {"title": {"text": "ε spent"}},
