@@ -101,8 +101,12 @@ def cast(question: live.Question, choice: int) -> None:
     with ui_live.database_guard():
         result = live.vote(ui_live.engine(), session.id, question.id, question.round, device,
                            choice, address=ui_poll.client_address())
+    known = st.session_state.setdefault(VOTES_KEY, {})
+    if result is live.Vote.RECORDED and question.id in known:
+        known[question.id][question.round] = choice
+        return
     if result in (live.Vote.RECORDED, live.Vote.DUPLICATE):
-        st.session_state.setdefault(VOTES_KEY, {}).pop(question.id, None)  # re-read: the first vote stands
+        known.pop(question.id, None)  # re-read: the first vote stands
         return
     if result in REFUSALS:
         st.session_state[NOTICE_KEY] = (question.id, *REFUSALS[result])

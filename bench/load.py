@@ -801,8 +801,11 @@ async def _projector_loop(teacher: Session, fragment: str, stop: asyncio.Event,
 
 
 async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
-                   per_second: float) -> dict:
-    """Phones joined to one live session on one server process: idle CPU while they wait,
+                   per_second: float, follow_seconds: float | None = None,
+                   replicas: int = 1) -> dict:
+    """Phones joined to one live session on one server process (or `replicas` processes
+    sharing the database, the phones spread round robin as sticky sessions would spread them,
+    the instructor on the first): idle CPU while they wait,
     publish-to-phone latency for a quiz pushed through the database (as another replica's
     instructor would: this process learns of it within the cache's half second), then every
     phone votes once within `vote_seconds` while the projector re-reads every second:
@@ -812,6 +815,8 @@ async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
     with tempfile.TemporaryDirectory(prefix="dplab-live.") as scratch:
         url = os.environ.get("DPLAB_DATABASE_URL") or f"sqlite:///{scratch}/live.sqlite3"
         os.environ["DPLAB_DATABASE_URL"] = url  # the server inherits it
+        if follow_seconds is not None:
+            os.environ["DPLAB_LIVE_FOLLOW_SECONDS"] = repr(follow_seconds)
         engine = store.make_engine(url)
         live.ensure_schema(engine)
         session, token = live.create_session(engine, class_size=store.CLASS_SIZE_MAX)
@@ -826,12 +831,19 @@ async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
                 read(engine, session.id)
             reads[name] = (time.perf_counter() - started) / 500
         errors: list[str] = []
-        with streamlit_server() as (pid, port):
-            teacher = Session(port, "live-instructor", query={"code": session.code, "admin": token})
+        with contextlib.ExitStack() as stack:
+            servers = [stack.enter_context(streamlit_server()) for _ in range(replicas)]
+            pids, ports = [pid for pid, _ in servers], [port for _, port in servers]
+
+            def cpu() -> float:
+                return sum(map(cpu_seconds, pids))
+
+            teacher = Session(ports[0], "live-instructor", query={"code": session.code, "admin": token})
             await teacher.open()
             teacher.query.pop("admin")  # the page takes it out of the address at once
-            crowd = [Session(port, "live-join", query={"code": session.code,
-                                                       "dev": f"bench-phone-{i:06d}-{secrets.token_hex(4)}"})
+            crowd = [Session(ports[i % replicas], "live-join",
+                             query={"code": session.code,
+                                    "dev": f"bench-phone-{i:06d}-{secrets.token_hex(4)}"})
                      for i in range(phones)]
 
             async def open_one(i: int, phone: Session) -> float | None:
@@ -844,7 +856,7 @@ async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
 
             opened = await asyncio.gather(*(open_one(i, phone) for i, phone in enumerate(crowd)))
             crowd = [phone for phone, t in zip(crowd, opened, strict=True) if t is not None]
-            base_rss = rss_mb(pid)
+            base_rss = sum(map(rss_mb, pids))
             stop = asyncio.Event()
             ticks: list[tuple[float, float]] = []
             marks: dict = {"seen": {}}
@@ -857,36 +869,36 @@ async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
             projector = next(iter(teacher.fragments))
             loops.append(asyncio.create_task(_projector_loop(teacher, projector, stop, shown, errors)))
             await asyncio.sleep(5)  # every phone has ticked at least twice: the idle state
-            cpu0, wall0, first_tick = cpu_seconds(pid), time.monotonic(), len(ticks)
+            cpu0, wall0, first_tick = cpu(), time.monotonic(), len(ticks)
             client0, load0 = time.process_time(), os.getloadavg()[0]
             await asyncio.sleep(idle_seconds)
             idle_wall = time.monotonic() - wall0
-            idle_cpu = (cpu_seconds(pid) - cpu0) / idle_wall
+            idle_cpu = (cpu() - cpu0) / idle_wall
             client_cpu = (time.process_time() - client0) / idle_wall
             load = (load0 + os.getloadavg()[0]) / 2
             idle_ticks = [seconds for _, seconds in ticks[first_tick:]]
-            idle_rss = rss_mb(pid)
+            idle_rss = sum(map(rss_mb, pids))
 
             # Publish: one quiz through the database; each phone's next tick should show it.
-            cpu0, wall0 = cpu_seconds(pid), time.monotonic()
+            cpu0, wall0 = cpu(), time.monotonic()
             live.push_quiz(engine, session.id, "bench/quiz", f"{LIVE_MARKER}: which option?",
                            ["first", "second", "third", "fourth"], 0, "Because.")
             marks["pushed"] = time.monotonic()
             deadline = time.monotonic() + 60
             while len(marks["seen"]) < len(crowd) and time.monotonic() < deadline:
                 await asyncio.sleep(0.2)
-            publish_cpu = (cpu_seconds(pid) - cpu0) / (time.monotonic() - wall0)
+            publish_cpu = (cpu() - cpu0) / (time.monotonic() - wall0)
             await asyncio.sleep(6)  # past the 5 s warm-up of the vote buttons (pages opened earlier)
 
             # Votes: each phone taps once, at a random moment within vote_seconds.
             start_votes = time.monotonic()
-            cpu0 = cpu_seconds(pid)
+            cpu0 = cpu()
             voting["start"] = start_votes
             deadline = time.monotonic() + vote_seconds + 60
             while len(voting["votes"]) < len(crowd) and time.monotonic() < deadline:
                 await asyncio.sleep(0.2)
             await asyncio.sleep(3)  # the projector catches up
-            vote_cpu = (cpu_seconds(pid) - cpu0) / (time.monotonic() - start_votes)
+            vote_cpu = (cpu() - cpu0) / (time.monotonic() - start_votes)
             stop.set()
             await asyncio.gather(*loops)
             await asyncio.gather(teacher.close(), *(phone.close() for phone in crowd))
@@ -912,6 +924,7 @@ async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
         "votes_confirmed": sum(ok for *_, ok in votes), "stored": stored,
         "to_projector": to_projector, "vote_cpu": vote_cpu, "base_rss": base_rss,
         "idle_rss": idle_rss, "follow_every": crowd[0].fragments and next(iter(crowd[0].fragments.values())),
+        "replicas": replicas,
     }
 
 
@@ -920,8 +933,10 @@ def print_live(result: dict) -> None:
         return 1000 * percentile(values, q) if values else math.nan
 
     ticks = result["idle_ticks"]
-    print(f"Live class: {result['phones']} of {result['asked']} phones joined one session on one "
-          f"server process (each reruns its fragment every {result['follow_every']:g} s); "
+    where = ("one server process" if result["replicas"] == 1
+             else f"{result['replicas']} server processes sharing the database (CPU: their sum)")
+    print(f"Live class: {result['phones']} of {result['asked']} phones joined one session on {where} "
+          f"(each reruns its fragment every {result['follow_every']:g} s); "
           f"{len(result['errors'])} errors")
     rate = len(ticks) / result["idle_seconds"]
     print(f"  idle, {result['idle_seconds']:.0f} s: server CPU {result['idle_cpu']:.2f} of a core "
@@ -1100,6 +1115,10 @@ def main() -> None:
     hall.add_argument("--vote-seconds", type=float, default=20,
                       help="every phone votes once at a random moment within this")
     hall.add_argument("--ramp-per-second", type=float, default=20, help="phones joining per second")
+    hall.add_argument("--replicas", type=int, default=1,
+                      help="server processes sharing the database, phones round robin")
+    hall.add_argument("--follow-seconds", type=float, default=None,
+                      help="the phones' tick (DPLAB_LIVE_FOLLOW_SECONDS; default: the app's 2 s)")
     check = commands.add_parser("validate", help="the client gets the browser's charts")
     check.add_argument("slugs", nargs="*", help="lesson slugs (default: every slider page)")
     check.add_argument("--moves", type=int, default=3)
@@ -1123,7 +1142,8 @@ def main() -> None:
         print_single(asyncio.run(single_run(args.moves, args.pages or None)), args.moves)
     elif args.command == "live":
         print_live(asyncio.run(live_run(args.phones, args.idle_seconds, args.vote_seconds,
-                                        args.ramp_per_second)))
+                                        args.ramp_per_second, args.follow_seconds,
+                                        args.replicas)))
     elif args.command == "churn":
         print_churn(asyncio.run(churn_run(args.minutes, args.concurrent, args.lifetime,
                                           args.sample_seconds)))

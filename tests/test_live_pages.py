@@ -390,3 +390,9 @@ def test_a_wrong_token_typed_in_the_box_is_refused_and_the_right_one_opens(engin
     next(b for b in at.button if b.label == "Open the controls").click().run()
     assert_clean(at)
     assert "No question on the phones yet" in text_of(at) and token not in text_of(at)
+
+
+@pytest.mark.parametrize("raw, seconds", [(None, 2.0), ("", 2.0), ("3", 3.0), ("0.5", 0.5),
+                                          ("0.1", 2.0), ("11", 2.0), ("nan", 2.0), ("abc", 2.0)])
+def test_the_phones_tick_can_be_set_for_a_deployment_within_bounds(raw, seconds):
+    assert ui_live._follow_seconds(raw) == seconds

@@ -7,6 +7,8 @@ Streamlit; the pages are app_pages/live-instructor.py and app_pages/live-join.py
 
 from __future__ import annotations
 
+import os
+
 import streamlit as st
 from sqlalchemy import Engine
 
@@ -23,8 +25,20 @@ DEVICE_PARAM = "dev"
 # A waiting phone re-reads the (cached) session view this often: a new question shows within
 # FOLLOW_SECONDS plus one rerun. Each tick costs the server a fragment rerun (about 3 ms of CPU,
 # nearly all of it Streamlit's own), so 300 phones at 2 s are 150 reruns a second
-# (docs/PERFORMANCE.md, "The live class"). The projector re-reads the votes every PROJECTOR_SECONDS.
-FOLLOW_SECONDS = 2.0
+# (docs/PERFORMANCE.md, "The live class"). A deployment can trade CPU for latency with
+# DPLAB_LIVE_FOLLOW_SECONDS (0.5 to 10). The projector re-reads the votes every PROJECTOR_SECONDS.
+FOLLOW_ENV = "DPLAB_LIVE_FOLLOW_SECONDS"
+
+
+def _follow_seconds(raw: str | None, default: float = 2.0) -> float:
+    try:
+        value = float(raw) if raw else default
+    except ValueError:
+        return default
+    return value if 0.5 <= value <= 10 else default
+
+
+FOLLOW_SECONDS = _follow_seconds(os.environ.get(FOLLOW_ENV))
 PROJECTOR_SECONDS = 1.0
 # How stale a process's cached view may get before it reads the version counter again. Changes
 # made through this process are seen at once (the cache is invalidated); another replica's
