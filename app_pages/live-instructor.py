@@ -207,8 +207,10 @@ def status(question: live.Question, n: int) -> None:
     state = ("✅ **Revealed**" if question.revealed else "🔒 **Voting closed**" if question.closed
              else "🟢 **Voting open**")
     rounds = f"round {question.round} · " if question.kind == live.KIND_QUIZ else ""
-    st.markdown(f"{state} · {rounds}**{n}** of at most {session.class_size} votes · "
-                f"{recent(question, n)}")
+    # After the class size was lowered, a round can hold more votes than it now takes.
+    size = (f"**{n}** of at most {session.class_size} votes" if n <= session.class_size
+            else f"**{n}** votes (the class size is now {session.class_size})")
+    st.markdown(f"{state} · {rounds}{size} · {recent(question, n)}")
     if n >= session.class_size and question.accepts_votes:
         st.warning(lessons.section_text(SLUG, "class-full", n=n, size=session.class_size,
                                         refused=question.refused), icon="👥")
@@ -236,6 +238,10 @@ def project_quiz(question: live.Question) -> None:
         st.markdown(f"**Why:** {question.explanation}")
 
 
+def phones(n: int, one: str = "phone", many: str = "phones") -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
 def project_game(question: live.Question) -> None:
     eps = question.epsilon
     st.markdown(f"### In or out? (ε = {eps:g})")
@@ -250,12 +256,13 @@ def project_game(question: live.Question) -> None:
     if point is None:
         lessons.render(SLUG, "game-none")
         return
-    lessons.render(SLUG, "game-result", n=result.n, dealt_in=result.dealt_in,
-                   dealt_out=result.dealt_out, tpr=result.tpr, fpr=result.fpr,
+    lessons.render(SLUG, "game-result", guesses=phones(result.n, "guess", "guesses"),
+                   dealt_in=phones(result.dealt_in), dealt_out=phones(result.dealt_out), tpr=result.tpr, fpr=result.fpr,
                    accuracy=result.accuracy, best=game.best_accuracy(eps),
                    ceiling=game.accuracy_ceiling(eps), eps=eps)
     inside = result.tpr <= max_true_positive_rate(result.fpr, eps) + 1e-12
-    lessons.render(SLUG, "game-inside" if inside else "game-outside", n=result.n)
+    lessons.render(SLUG, "game-inside" if inside else "game-outside",
+                   guesses=phones(result.n, "guess", "guesses"))
     bound = result.epsilon_lower_bound()
     if bound:
         lessons.render(SLUG, "game-bound" if bound <= eps else "game-bound-over", bound=bound, eps=eps)

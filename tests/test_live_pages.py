@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 import pytest
 from sqlalchemy import update
 
-from classroom import limits, live, store
+from classroom import game, limits, live, store
 from tests.conftest import app_test, assert_clean, chart_specs, lesson
 from ui import lessons
 from ui import live as ui_live
@@ -396,3 +396,29 @@ def test_a_wrong_token_typed_in_the_box_is_refused_and_the_right_one_opens(engin
                                           ("0.1", 2.0), ("11", 2.0), ("nan", 2.0), ("abc", 2.0)])
 def test_the_phones_tick_can_be_set_for_a_deployment_within_bounds(raw, seconds):
     assert ui_live._follow_seconds(raw) == seconds
+
+
+@pytest.mark.parametrize("guessers, expected", [("perfect", "past the ε-DP bound"),
+                                                ("contrary", "inside the ε-DP bound")])
+def test_the_game_sentences_follow_the_class_point(engine, guessers, expected):
+    teacher, code = start(class_size=100)
+    teacher.select_slider(key="live_game_eps").set_value(1.0).run()
+    click(teacher, "live_push_game")
+    session = live.find_session(engine, code)
+    question = live.view(engine, session.id).question
+    for i in range(40):  # a perfect guesser knows its world; a contrary one says the opposite
+        device = f"sentence-device-{i:08d}"
+        in_data = live.deal_for(question, device).in_data
+        says_in = in_data if guessers == "perfect" else not in_data
+        choice = game.GUESS_IN if says_in else game.GUESS_OUT
+        assert live.vote(engine, session.id, question.id, 1, device, choice) is live.Vote.RECORDED
+    click(teacher, "live_show_votes")
+    shown = text_of(teacher)
+    assert "**40 guesses**" in shown and expected in shown
+    result = live.game_result(engine, question.id)
+    if guessers == "perfect":
+        assert (result.tpr, result.fpr) == (1.0, 0.0)
+        # 40 perfect guesses "prove" more than the true ε = 1: a room this lucky is the 5%.
+        assert "ε ≥" in shown and "above the true ε = 1" in shown
+    else:
+        assert "cannot rule out ε = 0" in shown
