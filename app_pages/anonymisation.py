@@ -20,9 +20,10 @@ from dp.linkage import (
     voter_roll,
     zip_group_shares,
 )
-from ui import lessons
+from ui import lessons, opendp_snippets
 from ui.charts import anonymisation as charts
 from ui.odds import odds_panel
+from ui.opendp_show import opendp_expander
 from ui.params import EPSILONS, choice_slider, epsilon_slider, number_label
 from ui.seeds import demo_seed, resample_button, rng_for
 from ui.share import copy_link
@@ -267,6 +268,8 @@ def differencing_demo() -> None:
     lessons.render(SLUG, "differencing-noise", eps=epsilon, b=1 / epsilon, total=2 * epsilon,
                    accuracy=100 * differencing_accuracy(epsilon))
     odds_panel(2 * epsilon, key="anon", what="the two noisy counts together")
+    # the target is in both counts: two counts at ε each are k = 2 counts at 2ε in total
+    opendp_expander(opendp_snippets.k_counts(2 * epsilon, 2, "add/remove", len(records)))
 
 
 differencing_demo()

@@ -29,11 +29,12 @@ from dp.budget import (
     true_answer,
     z_value,
 )
-from ui import lessons
+from ui import lessons, opendp_snippets
 from ui.audit import audit_panel
 from ui.charts import budget as charts
 from ui.numbers import number
 from ui.odds import odds_panel
+from ui.opendp_show import opendp_expander
 from ui.params import DELTAS, EPSILONS, choice_slider, range_slider
 from ui.seeds import demo_seed, resample_button, rng_for
 from ui.share import copy_link
@@ -147,6 +148,7 @@ def attack_demo() -> None:
     else:
         lessons.render(SLUG, "blog-hint", blog_eps=BLOG_EPS)
     odds_panel(epsilon, key="budget", what="one answer")
+    opendp_expander(opendp_snippets.repeated_count(epsilon, m_star, truth))
 
 
 attack_demo()
@@ -182,6 +184,7 @@ def audit_demo() -> None:
         SLUG, ("audit-result-one" if k == 1 else "audit-result-many")
         + ("" if certified <= k * epsilon else "-over"), **values)
     lessons.render(SLUG, "audit-notice", **values)
+    opendp_expander(opendp_snippets.repeated_count(epsilon, k, AUDIT_COUNTS[0]))
 
 
 audit_demo()
@@ -337,6 +340,11 @@ def game_demo() -> None:
             lessons.render(SLUG, section, needed=needed, total=game.total, half=half,
                            band_needed=disclosure_budget(sensitivity, CORRIDOR, CONFIDENCE),
                            root=float(np.sqrt(np.sum(np.square(epsilons)))))
+
+    asked = QUESTIONS[question]
+    opendp_expander(opendp_snippets.game_question(
+        asked.kind, epsilon, game.n, what=f"{asked.short.removeprefix('mean ')} values",
+        bounds=asked.bounds, categories=asked.categories))
 
     lessons.step("Splitting the budget", level="subheader")
     text, plot = st.columns([2, 3], gap="large")

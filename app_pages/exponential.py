@@ -241,6 +241,7 @@ def disease_demo() -> None:
                    p_all=share(curves["laplace_all"][at]), p_nm=share(curves["noisy_max"][at]),
                    p_exp=share(curves["exponential"][at]), reach=reach_text, reach_exp=reach_exp,
                    chance=1 / k)
+    opendp_expander(opendp_snippets.most_common(epsilon, k, gap))  # method 2, report-noisy-max
 
 
 # --- 3. Private median --------------------------------------------------------------------------
@@ -539,6 +540,9 @@ def auction_demo() -> None:
         bound=money(math.exp(epsilon) * truthful))
     lessons.render(SLUG, "auc-truthful", value=fmt(highest), cap=fmt(cap), truthful=money(truthful),
                    best_lie=best_lie, factor=fmt(math.exp(epsilon)), grid_size=f"{len(grid):,}")
+    opendp_expander(opendp_snippets.price_choice(
+        epsilon, menu, cap, bids=bids.tolist() if source == "table" else None,
+        n=len(bids), bid_top=RANDOM_BID_TOP))
 
 
 # --- 5. A coin's bias ----------------------------------------------------------------------------------
@@ -603,6 +607,10 @@ def coin_demo() -> None:
                    cross=f"{cross:,}" if cross else f"beyond {COIN_FLIPS[-1]:,}",
                    last=f"{COIN_FLIPS[-1]:,}",
                    margin=f"{variances['exponential'][-1] / variances['laplace'][-1]:,.0f}", here=here)
+    opendp_expander(opendp_snippets.no_constructor(
+        f"A coin's bias from {flips:,} flips by the exponential mechanism over θ in an interval, ε = {epsilon:g}",
+        "no continuous exponential mechanism; dp.m.then_noisy_max over a grid of θ, or the page's "
+        "Laplace comparison: a count of heads with dp.t.then_sum() >> dp.m.then_laplace(scale=1 / ε)"))
 
 
 # --- 6. Check the guarantee ------------------------------------------------------------------------------

@@ -296,6 +296,7 @@ def postprocessing_demo(relation: str) -> None:
         for variant in POSTPROCESSING:
             table[variant] = np.round(postprocess(noisy, variant, total), 1)
         st.dataframe(table, hide_index=True, width="stretch")
+    opendp_expander(opendp_snippets.histogram(epsilon, PP_BUCKETS, relation, n, clamp=True))
 
 
 lessons.step()

@@ -136,3 +136,65 @@ def test_snippet_module_needs_neither_streamlit_nor_opendp():
                 if isinstance(node, ast.Import | ast.ImportFrom)
                 for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])}
     assert not imported & {"streamlit", "opendp"}
+
+
+@pytest.mark.parametrize("epsilon,buckets,relation", [(0.1, 20, "replace-one"), (10.0, 20, "add/remove"),
+                                                      (1.0, 5, "replace-one")])
+def test_histogram_post_processing(epsilon, buckets, relation):
+    """The Laplace page's post-processing demo: clamping the one release costs no ε."""
+    snippet = snippets.histogram(epsilon, buckets, relation, n=200, clamp=True)
+    check(snippet)
+    ns, printed = run(snippet)
+    assert ns["clamped"] == [max(0, c) for c in ns["release"]]  # the printed release, clamped
+    assert printed.count("one release:") == 1
+
+
+@pytest.mark.parametrize("epsilon,k,gap", [(0.01, 2, 1), (0.5, 100, 5), (10.0, 10_000, 50)])
+def test_most_common(epsilon, k, gap):
+    snippet = snippets.most_common(epsilon, k, gap)
+    check(snippet)
+    ns, _ = run(snippet)
+    assert len(ns["counts"]) == k and ns["counts"][0] - ns["counts"][1] == gap
+
+
+@pytest.mark.parametrize("epsilon,menu,cap,bids,n", [
+    (1.0, "bids", 5, [1, 1, 1, 3.01], 4), (0.01, "grid", 100, None, 5000), (10.0, "grid", 1, [0, 2.5], 2),
+    (0.5, "bids", 5, None, 10),
+])
+def test_price_choice(epsilon, menu, cap, bids, n):
+    snippet = snippets.price_choice(epsilon, menu, cap, bids=bids, n=n)
+    check(snippet)
+    ns, _ = run(snippet)
+    assert ns["sensitivity"] == max(ns["prices"])
+    if menu == "grid":
+        from dp import auction
+
+        assert list(ns["prices"]) == pytest.approx(list(auction.price_grid(cap)))  # the page's menu
+    else:
+        assert "no map sees" in snippet.differs
+
+
+@pytest.mark.parametrize("epsilon,times", [(0.2, 769), (0.5, 10), (5.0, 1)])
+def test_repeated_count(epsilon, times):
+    """Budget page: the averaging attack's m answers and the audit's k, composed to m·ε."""
+    snippet = snippets.repeated_count(epsilon, times, 4)
+    assert snippet.claim["epsilon"] == pytest.approx(epsilon * times)
+    check(snippet)
+
+
+@pytest.mark.parametrize("key", ["heart_attack", "mean_age", "mean_bp", "regions", "age_groups"])
+@pytest.mark.parametrize("epsilon", [0.01, 1.0])
+def test_budget_game_questions(key, epsilon):
+    from dp.budget import GAME_N, QUESTIONS
+
+    q = QUESTIONS[key]
+    snippet = snippets.game_question(q.kind, epsilon, GAME_N, what=q.short, bounds=q.bounds,
+                                     categories=q.categories)
+    check(snippet)
+    if q.categories:
+        assert run(snippet)[0]["labels"] == list(q.categories)
+
+
+def test_game_question_refuses_an_unknown_kind():
+    with pytest.raises(ValueError):
+        snippets.game_question("median", 1.0, 100)

@@ -96,31 +96,54 @@ def k_counts(epsilon: float, k: int, relation: str = "add/remove", n: int = 1000
                    {"measure": "epsilon", "epsilon": epsilon})
 
 
-def histogram(epsilon: float, buckets: int, relation: str = "add/remove", n: int = 1000) -> Snippet:
-    """A histogram of ages in `buckets` equal buckets, + Lap(Δ/ε) per bucket."""
+def histogram(epsilon: float, buckets: int, relation: str = "add/remove", n: int = 1000,
+              categories: Sequence[str] | None = None, clamp: bool = False) -> Snippet:
+    """A histogram of ages in `buckets` equal buckets (or of named `categories`), + Lap(Δ/ε)
+    per bucket; `clamp` adds post-processing (negative counts to 0), which costs no ε."""
     size, comment, d_in = _relation(relation, n)
     sensitivity = 1 if relation == "add/remove" else 2
-    width = 100 // buckets
-    code = (_header(f"A noisy histogram of ages, {buckets} buckets, ε = {epsilon:g} ({relation})")
-            + f"ages = rng.integers(0, 100, size={n})  # made-up ages 0..99\n"
-            + f"epsilon, width = {_num(epsilon)}, {width}\n"
-            + "labels = [f\"{lo}-{lo + width - 1}\" if width > 1 else str(lo) for lo in range(0, 100, width)]\n"
-            + "data = [labels[age // width] for age in ages]  # each person's bucket (a per-person map)\n\n"
+    if categories is not None:
+        labels = [str(c)[:40] for c in categories]
+        title = f"A noisy histogram, {len(labels)} categories, ε = {epsilon:g} ({relation})"
+        data_lines = (f"labels = {labels!r}\n"
+                      + f"data = rng.choice(labels, size={n}).tolist()  # made up: each person's category\n"
+                      + f"epsilon = {_num(epsilon)}\n\n")
+    else:
+        width = 100 // buckets
+        title = f"A noisy histogram of ages, {buckets} buckets, ε = {epsilon:g} ({relation})"
+        data_lines = (f"ages = rng.integers(0, 100, size={n})  # made-up ages 0..99\n"
+                      + f"epsilon, width = {_num(epsilon)}, {width}\n"
+                      + "labels = [f\"{lo}-{lo + width - 1}\" if width > 1 else str(lo) for lo in range(0, 100, width)]\n"
+                      + "data = [labels[age // width] for age in ages]  # each person's bucket (a per-person map)\n\n")
+    footer = _FOOTER if not clamp else (
+        'print("privacy map at d_in:", meas.map(d_in))\nrelease = meas(data)  # one release\n'
+        'print("one release:", release)\n\n'
+        "# Post-processing: uses only the released counts, never the data, so it costs no ε\n"
+        "clamped = [max(0, c) for c in release]\n"
+        'print("clamped at 0:", clamped, " total:", sum(clamped))\n')
+    code = (_header(title)
+            + data_lines
             + f"{comment}\n"
             + f"space = dp.vector_domain(dp.atom_domain(T=str){size}), dp.symmetric_distance()\n"
             + f"d_in = {d_in}\n"
             + "meas = (space >> dp.t.then_count_by_categories(categories=labels, null_category=False)\n"
             + f"        >> dp.m.then_laplace(scale={sensitivity} / epsilon))  # b = Δ/ε, Δ = {sensitivity}\n\n"
-            + _FOOTER)
-    return Snippet(code, "OpenDP's counts are integers with discrete Laplace noise; the L1 "
-                   f"sensitivity ({sensitivity} under {relation}) comes from its own proof.",
-                   {"measure": "epsilon", "epsilon": epsilon})
+            + footer)
+    differs = ("OpenDP's counts are integers with discrete Laplace noise; the L1 "
+               f"sensitivity ({sensitivity} under {relation}) comes from its own proof.")
+    if clamp:
+        differs = ("OpenDP's counts are integers with discrete Laplace noise, so they come already "
+                   "rounded; clamping (or any other post-processing) runs on the release and costs no ε.")
+    return Snippet(code, differs, {"measure": "epsilon", "epsilon": epsilon})
 
 
-def mean(epsilon: float, lower: float, upper: float, n: int) -> Snippet:
+def mean(epsilon: float, lower: float, upper: float, n: int, what: str = "incomes") -> Snippet:
     """A mean of n values clipped to [L, U], n public (replace-one), + Lap((U − L)/(nε))."""
-    code = (_header(f"A clipped mean of {n:,} incomes, ε = {epsilon:g} (replace-one)")
-            + f"data = (rng.lognormal(mean=3.8, sigma=0.7, size={n})).tolist()  # made up, thousands\n"
+    data_line = (f"data = (rng.lognormal(mean=3.8, sigma=0.7, size={n})).tolist()  # made up, thousands\n"
+                 if what == "incomes" else
+                 f"data = rng.uniform({_num(lower)}, {_num(upper)}, size={n}).tolist()  # made up\n")
+    code = (_header(f"A clipped mean of {n:,} {what}, ε = {epsilon:g} (replace-one)")
+            + data_line
             + f"epsilon, lower, upper, n = {_num(epsilon)}, {_num(lower)}, {_num(upper)}, {n}\n\n"
             + "# Neighbours: replace one person; n is public (that is what makes Δ = (U − L)/n)\n"
             + "space = dp.vector_domain(dp.atom_domain(T=float, nan=False), size=n), dp.symmetric_distance()\n"
@@ -180,16 +203,103 @@ def exponential_choice(names: Sequence[str], scores: Sequence[float], epsilon: f
             + f"names = {names!r}\n"
             + f"scores = {[float(s) for s in scores]!r}\n"
             + f"epsilon, sensitivity = {_num(epsilon)}, {_num(sensitivity)}\n\n"
-            + "# The input is the score vector; one person moves every score by at most Δu\n"
-            + "space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float)\n"
-            + "d_in = sensitivity\n"
-            + "meas = space >> dp.m.then_noisy_max(dp.max_divergence(), scale=2 * sensitivity / epsilon)\n\n"
-            + 'print("privacy map at d_in:", meas.map(d_in))\n'
+            + _CHOICE
             + 'print("chosen:", names[meas(scores)])\n')
-    return Snippet(code, "OpenDP's pure-DP noisy max adds exponential noise (permute-and-flip), not "
+    return Snippet(code, _CHOICE_DIFFERS + " You vouch for Δu.", {"measure": "epsilon", "epsilon": epsilon})
+
+
+_CHOICE = ("# The input is the score vector; one person moves every score by at most Δu\n"
+           "space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float)\n"
+           "d_in = sensitivity\n"
+           "meas = space >> dp.m.then_noisy_max(dp.max_divergence(), scale=2 * sensitivity / epsilon)\n\n"
+           'print("privacy map at d_in:", meas.map(d_in))\n')
+_CHOICE_DIFFERS = ("OpenDP's pure-DP noisy max adds exponential noise (permute-and-flip), not "
                    "the Gumbel noise that gives the page's exp(εu/(2Δu)): same ε at the same scale, "
-                   "and the best candidate is chosen at least as often. You vouch for Δu.",
+                   "and the best candidate is chosen at least as often.")
+
+
+def most_common(epsilon: float, k: int, gap: int) -> Snippet:
+    """Report-noisy-max over k counts (the top leads by `gap`, the rest tied), at ε.
+
+    One person may have every disease, but adding them only raises counts: the counts are
+    monotone, so noise of scale 1/ε (not 2/ε) gives ε."""
+    code = (_header(f"The most common of {k:,} diseases, privately, ε = {epsilon:g}")
+            + f"epsilon, k, gap = {_num(epsilon)}, {k}, {gap}\n"
+            + "counts = [100 + gap] + [100] * (k - 1)  # made up: disease 0 leads by `gap` people\n\n"
+            + "# Add or remove one person: every count moves by at most 1, all the same way (monotone)\n"
+            + "space = dp.vector_domain(dp.atom_domain(T=int)), dp.linf_distance(T=int, monotonic=True)\n"
+            + "d_in = 1\n"
+            + "meas = space >> dp.m.then_noisy_max(dp.max_divergence(), scale=1 / epsilon)\n\n"
+            + 'print("privacy map at d_in:", meas.map(d_in))\n'
+            + 'print("chosen disease:", meas(counts), "(the true top is 0)")\n')
+    return Snippet(code, "Like the page's report-noisy-max at scale 1/ε, but OpenDP adds exponential "
+                   "noise, not Laplace (permute-and-flip), which picks the top at least as often; "
+                   "the counts here are made up with the page's k and lead.",
                    {"measure": "epsilon", "epsilon": epsilon})
+
+
+def price_choice(epsilon: float, menu: str, cap: float, bids: Sequence[float] | None = None,
+                 n: int = 100, bid_top: float = 10.0, max_prices: int = 1000) -> Snippet:
+    """The auction: a price chosen by the exponential mechanism with revenue as its score.
+
+    `bids` (a short list, written out) or n random bids uniform in [0, bid_top]; the menu is
+    the positive bids ("bids") or a public grid of prices up to `cap` ("grid")."""
+    if menu not in ("bids", "grid"):
+        raise ValueError(f"menu must be 'bids' or 'grid', got {menu!r}")
+    bid_line = (f"bids = np.array({[float(b) for b in bids]!r})\n" if bids is not None else
+                f"bids = np.round(rng.uniform(0, {_num(bid_top)}, size={n}), 2)  # made-up bidders\n")
+    if menu == "bids":
+        menu_line = "prices = np.unique(bids[bids > 0])  # the bids themselves (as in the notes)\n"
+    else:
+        step = max(0.01, cap / max_prices)
+        count = max(1, int(round(cap / step)))
+        menu_line = (f"prices = np.round(np.arange(1, {count + 1}) * ({_num(cap)} / {count}), 10)"
+                     "  # a public menu, fixed before the bids\n")
+    code = (_header(f"A private price for a digital good, ε = {epsilon:g}")
+            + bid_line + menu_line
+            + f"epsilon = {_num(epsilon)}\n"
+            + "scores = (prices * (bids[:, None] >= prices).sum(axis=0)).tolist()  # revenue at each price\n"
+            + "sensitivity = float(prices.max())  # one bidder moves a revenue by at most the price\n\n"
+            + _CHOICE
+            + 'print("chosen price:", prices[meas(scores)])\n')
+    extra = (" A menu of the bids makes the candidates and Δu data, which no map sees."
+             if menu == "bids" else "")
+    return Snippet(code, _CHOICE_DIFFERS + extra, {"measure": "epsilon", "epsilon": epsilon})
+
+
+def repeated_count(epsilon: float, times: int, truth: int) -> Snippet:
+    """The same count asked `times` times, each + Lap(1/ε): composed, times·ε in total."""
+    code = (_header(f"One count asked {times:,} times at ε = {epsilon:g} each")
+            + f"epsilon, times = {_num(epsilon)}, {times}\n"
+            + f"data = [1] * {truth} + [0] * 50  # made up: {truth} patients have the condition\n\n"
+            + "# Neighbours: add or remove one person = symmetric distance 1\n"
+            + "space = dp.vector_domain(dp.atom_domain(bounds=(0, 1))), dp.symmetric_distance()\n"
+            + "d_in = 1\n"
+            + "count = space >> dp.t.then_sum() >> dp.m.then_laplace(scale=1 / epsilon)  # each answer: ε\n"
+            + "meas = dp.c.make_composition([count] * times)  # the same question, again and again\n\n"
+            + 'print("privacy map at d_in:", meas.map(d_in), "= times × ε")\n'
+            + 'print("average of the answers:", np.mean(meas(data)))\n')
+    return Snippet(code, "OpenDP's answers are whole numbers (discrete Laplace), and its composition "
+                   "adds the ε's up just as the page's budget does: the average gets sharper, the "
+                   "map grows with every answer.",
+                   {"measure": "epsilon", "epsilon": epsilon * times})
+
+
+def game_question(kind: str, epsilon: float, n: int, *, what: str = "values",
+                  bounds: tuple[float, float] | None = None,
+                  categories: Sequence[str] | None = None) -> Snippet:
+    """One answer of the budget game (replace-one, n public): a count, a clipped mean or a histogram."""
+    if kind == "count":
+        return count(epsilon, "replace-one", n)
+    if kind == "mean":
+        if bounds is None:
+            raise ValueError("a mean needs its clipping bounds")
+        return mean(epsilon, bounds[0], bounds[1], n, what)
+    if kind == "histogram":
+        if not categories:
+            raise ValueError("a histogram needs its categories")
+        return histogram(epsilon, len(categories), "replace-one", n, categories=categories)
+    raise ValueError(f"kind must be count, mean or histogram, got {kind!r}")
 
 
 def median(epsilon: float, lower: float, upper: float, n: int, discrete: bool = False) -> Snippet:
