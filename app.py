@@ -33,7 +33,7 @@ else:
     deck.no_deck()
 try:
     page.run()
-finally:  # also after st.stop() in a page
+finally:  # also after a page's st.rerun() (after st.stop() Streamlit runs no more st calls)
     fill_links()  # the links, now that every widget of the page has run
     if presenting:
         deck.end_deck(seed)

@@ -219,7 +219,7 @@ lessons.step("2. Differencing: two harmless counts")
 lessons.render(SLUG, "differencing-intro")
 
 
-@st.fragment
+@lessons.demo
 def differencing_demo() -> None:
     copy_link(SLUG, "differencing_demo")
     roll, records = _county(DIFFERENCING_POPULATION, tuple(demo_seed("anon_diff_county")))
@@ -267,6 +267,7 @@ def differencing_demo() -> None:
               key="anon_diff_chart")
     lessons.render(SLUG, "differencing-noise", eps=epsilon, b=1 / epsilon, total=2 * epsilon,
                    accuracy=100 * differencing_accuracy(epsilon))
+    lessons.step()
     odds_panel(2 * epsilon, key="anon", what="the two noisy counts together")
     # the target is in both counts: two counts at ε each are k = 2 counts at 2ε in total
     opendp_expander(opendp_snippets.k_counts(2 * epsilon, 2, "add/remove", len(records)))

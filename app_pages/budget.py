@@ -101,7 +101,7 @@ lessons.step("1. The averaging attack")
 lessons.render(SLUG, "attack-intro")
 
 
-@st.fragment
+@lessons.demo
 def attack_demo() -> None:
     copy_link(SLUG, "attack_demo")
     controls, plot = st.columns([2, 3], gap="large")
@@ -147,6 +147,7 @@ def attack_demo() -> None:
         lessons.render(SLUG, "blog-compare", m_star=m_star, spent=m_star * epsilon, **runs)
     else:
         lessons.render(SLUG, "blog-hint", blog_eps=BLOG_EPS)
+    lessons.step()
     odds_panel(epsilon, key="budget", what="one answer")
     opendp_expander(opendp_snippets.repeated_count(epsilon, m_star, truth))
 

@@ -147,6 +147,7 @@ def definition_demo() -> None:
     lessons.render(SLUG, "notice", **numbers,
                    band=lessons.section_text(SLUG, f"notice-band-{pair}", **numbers),
                    promise=lessons.section_text(SLUG, f"notice-promise-{pair}", **numbers))
+    lessons.step()
     odds_panel(epsilon, key="def", what="this release")
     deployments_panel(epsilon, key="def", what="this demo's ε")
 

@@ -106,7 +106,7 @@ else:
 
 # --- 1. Selection in general ----------------------------------------------------------------------
 
-@st.fragment
+@lessons.demo
 def selection_demo() -> None:
     copy_link(SLUG, "selection_demo")
     controls, plot = st.columns([2, 3], gap="large")
@@ -179,6 +179,7 @@ def selection_demo() -> None:
                    bound=math.exp(-t), t=t, notes_p_top=chance(notes[0]), top_phrase=top_phrase,
                    limits=limits, notes_lead="That is no better here, and" if same
                    else "That looks better, but")
+    lessons.step()
     odds_panel(epsilon, key="exp", what="this choice")
     opendp_expander(opendp_snippets.exponential_choice(names, scores, epsilon, sensitivity))
 
@@ -684,6 +685,8 @@ SECTIONS = [
 def tab_section(intro: str, demo, after: list[str], quiz_id: str) -> None:
     lessons.render(SLUG, intro)
     demo()
+    if after:
+        lessons.step()  # in presenter mode what follows the demo is a step of its own
     for name in after:
         lessons.render(SLUG, name)
     lessons.step()  # in presenter mode the quiz is a step of its own (outside it, nothing)

@@ -117,6 +117,7 @@ def matched_privacy():
     lap_std = np.sqrt(2) * b
     lessons.render(SLUG, "notice-densities-laplace" if lap_std < sigma else "notice-densities-gaussian",
                    lap_std=lap_std, sigma=sigma, ratio=sigma / lap_std)
+    lessons.step()
     odds_panel(epsilon, delta, key="gd", what="this release")
     opendp_expander(opendp_snippets.gaussian_sum(epsilon, delta, sensitivity, sigma))
 

@@ -369,8 +369,10 @@ def triangle_demo() -> None:
     if delta < max(DELTAS):
         notes.append(lessons.section_text(SLUG, "delta-try-large"))
     lessons.render(SLUG, "role-of-delta", delta_note=" ".join(notes), **values)
+    lessons.step()
     odds_panel(2 * epsilon, delta, key="graphs", what="the whole release (both steps, 2ε)")
     opendp_expander(opendp_snippets.no_constructor("A (2ε, δ)-DP triangle count under edge privacy", "none: OpenDP 0.16 has no graph transformations (the page's mechanism is dp/graphs.py)"))
+    lessons.step()
     lessons.quiz(SLUG, "delta-role")
 
     with st.container(border=True):

@@ -115,7 +115,7 @@ with table_column:
 lessons.render(SLUG, "sensitivity-try")
 
 
-@st.fragment
+@lessons.demo
 def sensitivity_demo(relation: str) -> None:
     copy_link(SLUG, "sensitivity_demo")
     controls, plot = st.columns([2, 3], gap="large")
@@ -152,6 +152,7 @@ def sensitivity_demo(relation: str) -> None:
                    coords_text=coordinates(round(delta / shift)),
                    total_ratio=ratio_text(float(np.exp(epsilon))),
                    relation=used, var=laplace_variance(b))
+    lessons.step()
     odds_panel(epsilon, key="lap", what="this release")
     deployments_panel(epsilon, key="lap")
     opendp_expander(opendp_snippets.laplace_query(query, epsilon, used, k=k, lower=lower, upper=upper, n=n))

@@ -346,6 +346,7 @@ def safe_alternatives() -> None:
              "rel_ptr": "⊥ (no answer)" if np.isnan(released["ptr"]) else f"{released['ptr']:.2f}",
              **{f"err_{key}": value for key, value in errors.items()}}
     lessons.render(SLUG, "safe-notice-ptr-answers" if answers >= 0.5 else "safe-notice-ptr-refuses", **facts)
+    lessons.step()
     odds_panel(epsilon, delta, key="ls", n=n, what="each release (δ: PTR only)")
     opendp_expander(opendp_snippets.median(epsilon, LO, HI, n))  # the exponential-mechanism median
     lessons.step("Accuracy against the exponential mechanism", level="subheader")

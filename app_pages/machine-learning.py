@@ -342,6 +342,7 @@ def dp_training() -> None:
                    **values)
     if run["tpr"] > op_bound:  # sampling noise only: say so rather than hide it
         st.info(lessons.section_text(SLUG, "dpgd-above-bound", **values))
+    lessons.step()
     odds_panel(epsilon, DELTA, key="ml", n=n, what="the trained model")
     opendp_expander(opendp_snippets.no_constructor("DP gradient descent: clipped per-example gradients plus Gaussian noise", "none for training; DP-SGD libraries such as Opacus do it, and dp.m.make_gaussian can noise a gradient you have clipped yourself"))
 

@@ -162,6 +162,7 @@ def protocol_demo() -> None:
         lessons.render(SLUG, f"missing-two-{slide_case}", eps=epsilon, slide_alpha=slide_alpha,
                        slide_keep=0.5 + slide_alpha,
                        slide_eps=alpha_epsilon(min(slide_alpha, 0.5)) if slide_case == "below" else 0.0)
+    lessons.step()
     odds_panel(epsilon, key="rr", what="each person's randomized answer")
 
 

@@ -35,7 +35,8 @@
   let charts = 0;
   document.querySelectorAll('.js-plotly-plot').forEach((gd) => {
     const box = gd.getBoundingClientRect();
-    if (box.width < 2 || box.height < 2 || !gd.offsetParent) return;
+    // a chart in a closed expander or tab is not on screen (and not laid out again)
+    if (box.width < 2 || box.height < 2 || !gd.checkVisibility({visibilityProperty: true})) return;
     charts += 1;
     const name = ((gd.layout && gd.layout.title && gd.layout.title.text) || 'untitled').replace(/<br>/g, ' ').slice(0, 60);
     const items = [];

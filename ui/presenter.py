@@ -24,9 +24,8 @@ html { font-size: 22px; }
 [data-testid="stHeader"] { height: 2.5rem; background: transparent; }
 [data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1rem 2rem 4rem 3rem; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { line-height: 1.45; }
-/* Tables keep pace with the text: st.table is HTML, st.dataframe a canvas grid */
+/* HTML tables keep pace with the text (st.dataframe's canvas grid already scales with rem) */
 [data-testid="stTable"] table { font-size: 1rem; }
-[data-testid="stDataFrame"] { zoom: 1.25; }
 </style>
 """
 

@@ -45,6 +45,7 @@ AXIS_TITLE_CHARS = 32  # centred under a phone's plot, which the y-axis narrows 
 ANNOTATION_CHARS = 24
 LEGEND_CHARS = 34
 PHONE_CHART_WIDTH = 330
+MIN_PLOT_HEIGHT = 200  # px left for the plot itself, whatever the title and legend take
 CHAR_EM = 0.52  # average character width of the theme's font, in ems
 LINE_EM = 1.3
 TITLE_PAD = 8  # px above the title and between it and the plot
@@ -183,6 +184,12 @@ def fit_layout(layout: dict, data: list[dict] = (), *, presenter: bool = False) 
     # leave over, with the legend's rows as a phone would wrap them.
     legend_rows = _legend_rows(data, layout, font) if layout.get("showlegend") is not False else 0
     plot_height = height - margin["t"] - 3 * LINE_EM * font - legend_rows * 1.5 * font - 20
+    if plot_height < MIN_PLOT_HEIGHT:  # a long legend or title: the figure grows, not the plot shrinks
+        height += round(MIN_PLOT_HEIGHT - plot_height)
+        layout["height"] = height
+        plot_height = MIN_PLOT_HEIGHT
+        if title:
+            layout["title"]["y"] = 1 - (TITLE_PAD + title_font) / height
     for key in [k for k in layout if re.fullmatch(r"[xy]axis\d*", k)]:
         axis = layout[key] = dict(layout[key] or {})
         axis["automargin"] = True
@@ -212,17 +219,21 @@ def fit_layout(layout: dict, data: list[dict] = (), *, presenter: bool = False) 
 
 
 def _legend_rows(data: list[dict], layout: dict, font: float) -> int:
-    """The rows a horizontal legend takes on a phone. Plotly puts all entries on one row
-    if they fit, and otherwise lays them out in columns as wide as the widest entry."""
+    """The lines of text a horizontal legend takes on a phone. Plotly puts all entries on one
+    row if they fit, and otherwise lays them out in columns as wide as the widest entry."""
     legend_font = ((layout.get("legend") or {}).get("font") or {}).get("size") or font
-    widths = [(visible_length(str(trace["name"])) * CHAR_EM + 3) * legend_font for trace in data
-              if trace.get("name") and trace.get("showlegend") is not False]
-    if len(widths) < 2 and not layout.get("showlegend"):
+    names = [_BREAK.split(str(trace["name"])) for trace in data
+             if trace.get("name") and trace.get("showlegend") is not False]
+    if len(names) < 2 and not layout.get("showlegend"):
         return 0  # Plotly shows no legend for a single trace unless asked
+    widths = [(max(visible_length(line) for line in lines) * CHAR_EM + 3) * legend_font
+              for lines in names]
     if sum(widths) <= PHONE_CHART_WIDTH:
-        return 1
+        return max(len(lines) for lines in names)
     columns = max(1, int(PHONE_CHART_WIDTH // max(widths)))
-    return -(-len(widths) // columns)
+    if columns == 1:
+        return sum(len(lines) for lines in names)
+    return -(-len(names) // columns) * max(len(lines) for lines in names)
 
 
 def _log_range(axis: dict, key: str, data: list[dict]) -> tuple[float, float] | None:
@@ -256,14 +267,18 @@ def _space_log_ticks(axis: dict, key: str, data: list[dict], plot_height: float,
     Plotly spaces log ticks by the axis length but not by the labels' size: superscript
     powers (10⁻⁶) are taller than a line, and a phone's x-axis is short.
     """
-    if axis.get("tickvals") is not None or axis.get("dtick") not in (None, 1, "D1", "D2"):
+    given = axis.get("tickvals")
+    if given is not None:
+        _thin_tickvals(axis, key, data, plot_height, font)
+        return
+    if axis.get("dtick") not in (None, 1, "D1", "D2"):
         return
     span = _log_range(axis, key, data)
     if span is None or span[1] - span[0] < 2:
         return
     if key.startswith("y"):
         low, high = axis.get("domain") or (0, 1)
-        label = (1.9 if axis.get("exponentformat") == "power" else 1.4) * font
+        label = (1.9 if axis.get("exponentformat") == "power" else 1.6) * font
         room = plot_height * (high - low)
     else:
         if axis.get("exponentformat") == "power":
@@ -273,6 +288,35 @@ def _space_log_ticks(axis: dict, key: str, data: list[dict], plot_height: float,
         label, room = (chars * CHAR_EM + 1) * font, PHONE_CHART_WIDTH - 4 * font
     axis["dtick"] = max(1, math.ceil((span[1] - span[0]) * label / max(room, 1)))
     axis.setdefault("tick0", 0)
+
+
+def _thin_tickvals(axis: dict, key: str, data: list[dict], plot_height: float, font: float) -> None:
+    """Drop listed ticks of a log axis whose labels would touch (by height on a vertical
+    axis, by width on a phone's horizontal one)."""
+    span = _log_range(axis, key, data)
+    values, texts = list(axis["tickvals"]), axis.get("ticktext")
+    if span is None or not values or span[1] <= span[0]:
+        return
+    if key.startswith("y"):
+        low, high = axis.get("domain") or (0, 1)
+        label, room = 1.6 * font, plot_height * (high - low)
+    else:
+        shown = [str(t) for t in texts] if texts is not None else [f"{v:,g}" for v in values]
+        label = (max(len(t) for t in shown) * CHAR_EM + 1) * font
+        room = PHONE_CHART_WIDTH - 4 * font
+    gap = label * (span[1] - span[0]) / max(room, 1)  # in decades
+    kept, last = [], None
+    for i, value in enumerate(values):
+        if value <= 0:
+            continue
+        position = math.log10(value)
+        if last is None or position - last >= gap:
+            kept.append(i)
+            last = position
+    if len(kept) < len(values):
+        axis["tickvals"] = [values[i] for i in kept]
+        if texts is not None:
+            axis["ticktext"] = [list(texts)[i] for i in kept]
 
 
 def _for_projector(layout: dict, data: list[dict]) -> None:
