@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -77,6 +79,16 @@ def app_test(lesson: Lesson, query_params: dict | None = None) -> AppTest:
     at.query_params.update(query_params or {})
     at.switch_page(lesson.script)
     return at.run()
+
+
+def run_coroutine(coroutine):
+    """asyncio.run(coroutine) in a thread of its own.
+
+    Once a Playwright browser test has run in this worker, its sync API keeps an event loop
+    running in the main thread, and asyncio.run refuses to nest.
+    """
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def _free_port() -> int:

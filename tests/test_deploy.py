@@ -38,6 +38,7 @@ from websockets.exceptions import InvalidStatus
 
 import serve
 from deploy import replicas
+from tests.conftest import run_coroutine
 
 try:  # the store is moving from ui/ to classroom/
     from classroom import store
@@ -90,7 +91,7 @@ def test_streamlit_listening_socket_still_lacks_nodelay():
 
     listener = starlette_server._bind_socket("127.0.0.1", 0, 8)
     assert listener.proto == 0
-    assert asyncio.run(accepted_nodelay(listener)) == [0]
+    assert run_coroutine(accepted_nodelay(listener)) == [0]
 
 
 def test_launcher_patch_gives_every_connection_nodelay(monkeypatch):
@@ -103,7 +104,7 @@ def test_launcher_patch_gives_every_connection_nodelay(monkeypatch):
     listener = starlette_server._bind_socket("127.0.0.1", 0, 8)
     assert listener.proto == socket.IPPROTO_TCP and nodelay(listener) == 1
     assert not listener.getblocking()
-    assert asyncio.run(accepted_nodelay(listener)) == [1]
+    assert run_coroutine(accepted_nodelay(listener)) == [1]
 
 
 @pytest.mark.skipif(not LINUX, reason="serve.nodelay_in_process needs Linux's /proc/self/fd")
@@ -397,7 +398,7 @@ def test_two_replicas_behind_nginx(deployment, database):
         assert instructor.metrics.get("Answers", "").split()[:1] == ["1"], instructor.metrics
         await instructor.close()
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
     engine.dispose()
 
 
@@ -438,7 +439,7 @@ def test_host_reaches_streamlit(deployment):
         assert await handshake("lecture.example", "http://evil.example") == "403"
         assert await handshake("other.example", f"http://lecture.example:{port}") == "403"
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 @pytest.mark.skipif(not LINUX, reason="reads the replicas' environment from /proc")

@@ -30,7 +30,7 @@ from websockets.asyncio.client import connect
 
 from bench.load import Session, resolve_reference
 from classroom import limits, store
-from tests.conftest import serve_app
+from tests.conftest import run_coroutine, serve_app
 from tests.poll_databases import BACKENDS, empty_database, open_engine
 
 pytestmark = pytest.mark.xdist_group("flood")
@@ -173,7 +173,7 @@ def test_a_flood_of_new_sessions_stays_within_the_class_size(backend, tmp_path, 
         try:
             with serve_app() as base:
                 port = int(urllib.parse.urlsplit(base).port)
-                figures = asyncio.run(asyncio.wait_for(flood(port, poll.code), TIME_LIMIT))
+                figures = run_coroutine(asyncio.wait_for(flood(port, poll.code), TIME_LIMIT))
             stored = store.answers(engine, poll.id)
             after = store.find_poll(engine, poll.code)
             sources = store.address_summary(engine, poll.id)

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import logging
 import re
@@ -20,7 +19,7 @@ import urllib.parse
 
 import pytest
 
-from tests.conftest import ROOT, app_test, assert_clean, lesson, wait_for_app
+from tests.conftest import ROOT, app_test, assert_clean, lesson, run_coroutine, wait_for_app
 from ui.course import LESSONS
 from ui.params import is_known_link_key
 from ui.server_log import RepeatedTracebackFilter
@@ -260,7 +259,7 @@ def _in_thread(call, *args, **kwargs):
 
 
 def _run(coroutine_function, *args, **kwargs):
-    return _in_thread(lambda: asyncio.run(coroutine_function(*args, **kwargs)))
+    return run_coroutine(coroutine_function(*args, **kwargs))
 
 
 @pytest.fixture(scope="module")
@@ -289,10 +288,10 @@ def test_a_crafted_table_state_is_refused_in_well_under_a_second(server):
 
 
 def test_a_frame_over_the_message_limit_closes_only_that_connection(server):
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
     from websockets.exceptions import ConnectionClosed
 
     from bench.attacks import WatchingSession, editor_state
-    from streamlit.proto.WidgetStates_pb2 import WidgetState
 
     _, port, _ = server
 
@@ -326,8 +325,9 @@ def test_uploads_are_refused_and_memory_stays_flat(server):
 
 
 def test_a_malformed_widget_state_shows_no_details_and_is_logged_once(server):
-    from bench.attacks import WatchingSession
     from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    from bench.attacks import WatchingSession
 
     _, port, log = server
 
