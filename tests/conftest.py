@@ -49,8 +49,13 @@ def chart_specs(at) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
+def title(spec: dict) -> str:
+    """A chart's title as a reader sees it: the theme breaks long titles with <br>."""
+    return spec["layout"]["title"]["text"].replace("<br>", " ")
+
+
 def chart_titles(at) -> list[str]:
-    return [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
+    return [title(spec) for spec in chart_specs(at)]
 
 
 ODDS_ICONS = "100 people she suspects"  # the odds panel's icon array (ui.charts.odds)
@@ -58,17 +63,17 @@ ODDS_ICONS = "100 people she suspects"  # the odds panel's icon array (ui.charts
 
 def demo_specs(at) -> list[dict]:
     """chart_specs without the odds panels' icon arrays: the demos' own charts."""
-    return [spec for spec in chart_specs(at) if not spec["layout"]["title"]["text"].startswith(ODDS_ICONS)]
+    return [spec for spec in chart_specs(at) if not title(spec).startswith(ODDS_ICONS)]
 
 
 def demo_titles(at) -> list[str]:
-    return [spec["layout"]["title"]["text"] for spec in demo_specs(at)]
+    return [title(spec) for spec in demo_specs(at)]
 
 
 def chart_by_title(at, prefix: str) -> dict:
     """The spec of the first chart whose title starts with `prefix`."""
     for spec in chart_specs(at):
-        if spec["layout"]["title"]["text"].startswith(prefix):
+        if title(spec).startswith(prefix):
             return spec
     raise AssertionError(f"no chart titled {prefix!r}")
 
