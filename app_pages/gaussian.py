@@ -22,12 +22,11 @@ from ui.odds import odds_panel
 from ui.opendp_show import opendp_expander
 from ui.params import (
     DELTAS,
-    POPULATIONS,
     bound_toggle,
     choice_slider,
     delta_slider,
     epsilon_slider,
-    url_value,
+    n_slider,
 )
 from ui.planner import accuracy_planner
 from ui.seeds import demo_seed, resample_button, rng_for
@@ -44,19 +43,6 @@ AUDIT_SAMPLES = 200_000
 CHART = {"width": "stretch", "config": {"displaylogo": False}}
 FAR_TAIL = 0.01  # an error past the crossing in at least 1% of releases "matters"
 RARE_HITS = 200  # fewer samples than this in the audit's event: the intervals are too wide
-
-
-def people_slider(key: str, default: int) -> int:
-    """An n slider that reads 1,000,000 like every other page, and still opens old links (1e+06)."""
-    link = url_value(key)
-    try:
-        old = float(link) if link is not None else None
-    except ValueError:
-        old = None
-    if old is not None and old in POPULATIONS and key not in st.session_state:
-        st.query_params[key] = f"{int(old):,}"  # the URL, and the value the note compares with
-        st.session_state[key] = int(old)  # the widget (it was seeded from the old URL already)
-    return choice_slider("n (people)", POPULATIONS, default, key, format_func=lambda v: f"{v:,}")
 
 
 def fmt(x: float) -> str:
@@ -168,7 +154,7 @@ def what_delta_means():
     copy_link(SLUG, "what_delta_means")
     controls, plot = st.columns([1, 2], gap="large")
     with controls:
-        n = people_slider("gd_leak_n", 1_000_000)
+        n = n_slider("gd_leak_n", 1_000_000, thousands=True)
         delta = delta_slider("gd_leak_delta", 1e-5)
         resample_button("gd_leak", "🎲 Run the mechanism again")
     expected, at_least_one = leaked_records(n, delta)

@@ -38,8 +38,8 @@ from ui.params import (
     choice_slider,
     epsilon_slider,
     log_options,
+    n_slider,
     range_slider,
-    url_value,
 )
 from ui.planner import accuracy_planner
 from ui.seeds import demo_seed, resample_button, rng_for
@@ -57,19 +57,6 @@ BLUE_RELEASES = 5
 
 def coordinates(count: int) -> str:
     return "one coordinate of the output" if count == 1 else f"{count} coordinates of the output, each"
-
-
-def people_slider(key: str, default: int, options: list[int]) -> int:
-    """An n slider that reads 1,000,000 like every other page, and still opens old links (1e+06)."""
-    link = url_value(key)
-    try:
-        old = float(link) if link is not None else None
-    except ValueError:
-        old = None
-    if old is not None and old in options and key not in st.session_state:
-        st.query_params[key] = f"{int(old):,}"  # the URL, and the value the note compares with
-        st.session_state[key] = int(old)  # the widget (it was seeded from the old URL already)
-    return choice_slider("n (people)", options, default, key, format_func=lambda v: f"{v:,}")
 
 
 def percent(c) -> str:
@@ -127,7 +114,7 @@ def sensitivity_demo(relation: str) -> None:
             k = choice_slider("k (number of counting queries)", [1, 2, 5, 10, 20, 50, 100], 10,
                               "lap_k")
         if query == "bounded mean":
-            n = people_slider("lap_n", 100, [10, 20, 50, 100, 200, 500, 1000, 10_000])
+            n = n_slider("lap_n", 100, [10, 20, 50, 100, 200, 500, 1000, 10_000], thousands=True)
             lower = range_slider("lower bound (years)", 0, 50, 0, "lap_lower", step=5)
             upper = range_slider("upper bound (years)", 60, 150, 100, "lap_upper", step=5)
     used = relation
@@ -182,8 +169,8 @@ def histogram_demo(relation: str) -> None:
     with controls:
         epsilon = epsilon_slider("lap_hist_eps", 0.1)
         k = choice_slider("k (age buckets)", [2, 5, 10, 20, 50, 100], 10, "lap_hist_k")
-        n = people_slider("lap_hist_n", 1000, [100, 200, 500, 1000, 2000, 5000, 10_000,
-                                               100_000, 1_000_000])
+        n = n_slider("lap_hist_n", 1000, [100, 200, 500, 1000, 2000, 5000, 10_000,
+                                          100_000, 1_000_000], thousands=True)
         bars = choice_radio("Error bars", BAR_CHOICES, BAR_CHOICES[0], "lap_hist_bars")
         resample_button("lap_hist")
     rng = rng_for("lap_hist")
@@ -262,7 +249,7 @@ def postprocessing_demo(relation: str) -> None:
     controls, plot = st.columns([2, 3], gap="large")
     with controls:
         epsilon = epsilon_slider("lap_pp_eps", 0.1)
-        n = people_slider("lap_pp_n", 200, [50, 100, 200, 500, 1000, 2000, 5000])
+        n = n_slider("lap_pp_n", 200, [50, 100, 200, 500, 1000, 2000, 5000], thousands=True)
         resample_button("lap_pp")
     delta = query_sensitivity("histogram", relation)
     b = laplace_scale(delta, epsilon)
@@ -319,7 +306,7 @@ def clipping_demo() -> None:
                               200, "lap_clip_upper")
         lower = choice_slider("lower clipping bound L (thousands)", [0, 5, 10, 20], 0,
                               "lap_clip_lower")
-        n = people_slider("lap_clip_n", 500, [100, 200, 500, 1000, 2000, 5000, 10_000])
+        n = n_slider("lap_clip_n", 500, [100, 200, 500, 1000, 2000, 5000, 10_000], thousands=True)
         resample_button("lap_clip")
     rng = rng_for("lap_clip")
     incomes = synthetic_incomes(rng, n)

@@ -239,8 +239,19 @@ def delta_slider(key: str, default: float = 1e-5, options: Sequence[float] = DEL
 
 
 def n_slider(key: str, default: int = 1000, options: Sequence[int] = POPULATIONS,
-             label: str = "n (people)") -> int:
-    return choice_slider(label, options, default, key)
+             label: str = "n (people)", *, thousands: bool = False) -> int:
+    """An n slider; `thousands` shows 1,000,000 (and its links say so) and still opens old links (1e+06)."""
+    if not thousands:
+        return choice_slider(label, options, default, key)
+    link = url_value(key)
+    try:
+        old = float(link) if link is not None else None
+    except ValueError:
+        old = None
+    if old is not None and old in options and key not in st.session_state:
+        st.query_params[key] = f"{int(old):,}"  # the URL, and the value the note compares with
+        st.session_state[key] = int(old)  # the widget (it was seeded from the old URL already)
+    return choice_slider(label, options, default, key, format_func=lambda v: f"{v:,}")
 
 
 def log_options(lower: float, upper: float, per_decade: int = 3) -> list[float]:
