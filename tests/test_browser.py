@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.conftest import wait_for_app
 from ui.course import HOME, LESSONS, Lesson
@@ -78,3 +79,81 @@ def test_moving_a_slider_updates_a_plot(page, app_url, lesson: Lesson):
     page.wait_for_function(f"({_PLOT_DATA})().join() !== {json.dumps(before)}.join()",
                            timeout=20_000)
     assert page.locator("[data-testid=stException]").count() == 0
+
+
+def _deck_step(page) -> int:
+    return int(page.locator(".st-key-dplab_deck strong").inner_text().split("/")[0])
+
+
+def _wait_for_step(page, number: int) -> None:
+    try:
+        page.wait_for_function(
+            f"() => (document.querySelector('.st-key-dplab_deck strong')?.innerText || '')"
+            f".startsWith('{number} /')", timeout=30_000)
+    except PlaywrightTimeout:
+        shown = page.locator(".st-key-dplab_deck strong").all_inner_texts()
+        focus = page.evaluate("document.activeElement.outerHTML.slice(0, 120)")
+        raise AssertionError(f"step {number} never came: the deck shows {shown}, "
+                             f"focus on {focus}, address {page.url}") from None
+    wait_for_app(page)
+    page.wait_for_function("!document.querySelector('[data-stale=true], [data-testid=stSkeleton]')",
+                           timeout=30_000)
+
+
+def test_a_clicker_drives_the_deck_and_a_focused_slider_keeps_its_arrows(page, app_url):
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{app_url}/laplace?present=1&step=2")
+    page.wait_for_selector(".st-key-dplab_deck strong", timeout=60_000)
+    _wait_for_step(page, 2)
+    page.wait_for_timeout(500)  # a first visit runs the page twice (ui.lessons.demo)
+    _wait_for_step(page, 2)
+    assert "step=2" in page.url
+    # PageDown and PageUp (what clickers send) turn the page; so do the arrows, with no focus.
+    page.keyboard.press("PageDown")
+    _wait_for_step(page, 3)
+    page.keyboard.press("PageUp")
+    _wait_for_step(page, 2)
+    page.keyboard.press("ArrowRight")
+    _wait_for_step(page, 3)
+    assert "step=3" in page.url
+    page.keyboard.press("ArrowLeft")
+    _wait_for_step(page, 2)
+    sliders = page.locator("[data-testid=stMain] [data-testid=stSlider] input[type=range]")
+    step = 2
+    while not sliders.count():  # on to the first step with a slider
+        step += 1
+        page.keyboard.press("PageDown")
+        _wait_for_step(page, step)
+    # On a focused slider the arrows move the slider, and the deck stays put...
+    before = sliders.first.input_value()
+    sliders.first.focus()
+    page.keyboard.press("ArrowRight")
+    wait_for_app(page)
+    page.wait_for_function(
+        "(before) => document.querySelector("
+        "'[data-testid=stMain] [data-testid=stSlider] input[type=range]').value !== before",
+        arg=before, timeout=20_000)
+    assert _deck_step(page) == step
+    # ...but a clicker's PageDown still turns the page.
+    sliders.first.focus()
+    page.keyboard.press("PageDown")
+    _wait_for_step(page, step + 1)
+    assert page.locator("[data-testid=stException]").count() == 0
+
+
+def test_a_link_can_be_copied_on_a_touch_screen(browser, app_url):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                  is_mobile=True)
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(f"{app_url}/laplace")
+    wait_for_app(page)
+    page.locator('button:has-text("Copy link to this")').filter(visible=True).first.tap()
+    button = page.get_by_role("button", name="Copy the link").first
+    button.wait_for(state="visible", timeout=20_000)
+    button.tap()
+    page.get_by_text("Copied.").first.wait_for(timeout=10_000)
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert "/laplace?" in copied and "lap_eps=1" in copied and "seed=2014" in copied
+    assert "present" not in copied
+    context.close()

@@ -157,6 +157,7 @@ def instructor_notes(slug: str) -> None:
 
 # STEP_KEY ("step") is the URL parameter; per page, the session key is step_<page>.
 _DECK = "_dplab_deck"  # this run's deck, in the session state
+_SPANS: dict[str, dict] = {}  # page → {demo: (first step, last step)}, learnt on a page run
 
 
 @dataclass
@@ -213,7 +214,7 @@ def begin_deck(page: str) -> None:
         st.session_state[key] = int(link_value) if valid else 1
         if link_value is not None and not valid:
             st.session_state[f"{key}__bad_link"] = link_value
-    deck = _Deck(page, st.session_state[key], spans=st.session_state.get(f"{key}__spans", {}))
+    deck = _Deck(page, st.session_state[key], spans=dict(_SPANS.get(page, {})))
     st.session_state[_DECK] = deck
     _show(deck.current == 1)
 
@@ -329,10 +330,11 @@ _DECK_CSS = """
 </style>
 """
 
-# Clickers send PageDown/PageUp (the buttons' shortcuts); some send the arrow keys, which
-# also move a focused slider, tab or radio, so arrows turn the page only when no control
-# has the focus. A slider that has the focus would also take PageUp/PageDown for itself:
-# those are caught first, so a clicker always turns the page.
+# Clickers send PageDown/PageUp (the buttons' shortcuts, which Streamlit ignores while an
+# input such as a radio has the focus, and which a focused slider takes for itself): those
+# are caught first, wherever the focus is but in a text box, so a clicker always turns the
+# page. Some clickers send the arrow keys, which also move a focused slider, tab or radio,
+# so arrows turn the page only when no control has the focus.
 _DECK_KEYS = """
 <script>
 (() => {
@@ -350,12 +352,12 @@ _DECK_KEYS = """
     if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
     const target = event.target instanceof Element ? event.target : null;
     const inControl = !!(target && target.closest(CONTROLS));
-    const inSlider = !!(target && target.closest('[role=slider]'));
+    const inText = !!(target && target.closest('textarea, [contenteditable=""], [contenteditable="true"]'));
     let which = null;
     if (event.key === 'ArrowRight' && !inControl) which = 'next';
     if (event.key === 'ArrowLeft' && !inControl) which = 'previous';
-    if (event.key === 'PageDown' && inSlider) which = 'next';
-    if (event.key === 'PageUp' && inSlider) which = 'previous';
+    if (event.key === 'PageDown' && !inText) which = 'next';
+    if (event.key === 'PageUp' && !inText) which = 'previous';
     if (!which) return;
     event.preventDefault();
     event.stopPropagation();
@@ -380,8 +382,9 @@ def end_deck(seed: int) -> None:
     _show(True)
     key = _step_key(deck.page)
     if deck.learnt != deck.spans and not _demo_rerun():
-        # A demo spans steps this run did not know of: run again, now knowing.
-        st.session_state[f"{key}__spans"] = deck.learnt
+        # A demo spans steps this run did not know of: run again, now knowing. (A page's
+        # steps are the same for every session, so this happens once per page and process.)
+        _SPANS[deck.page] = dict(deck.learnt)
         st.rerun()
     bad = st.session_state.pop(f"{key}__bad_link", None)
     if deck.current > deck.count:  # a link to a step this lesson does not have
