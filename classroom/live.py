@@ -37,7 +37,6 @@ that either can migrate without the other. No Streamlit here: ui.live is the Str
 from __future__ import annotations
 
 import enum
-import hashlib
 import hmac
 import re
 import secrets
@@ -67,17 +66,15 @@ from sqlalchemy import (
     exists,
     func,
     insert,
-    literal,
     select,
-    text,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import IntegrityError
 
 from classroom import game, store
 from classroom.limits import UNKNOWN_ADDRESS, address_hash
+from classroom.store import _insert_for, _now, _sha256
 
 SCHEMA_VERSION = 1
 # A session takes votes and can be joined for one lecture day after it starts, as a poll does.
@@ -205,30 +202,8 @@ def ensure_schema(engine: Engine) -> None:
     and bring an older live schema up to SCHEMA_VERSION. Safe when replicas start together:
     on PostgreSQL they take turns through an advisory lock; on SQLite a loser retries."""
     store.ensure_schema(engine)
-    for attempt in range(3):
-        try:
-            with store._writing(engine) as conn:
-                if conn.dialect.name == "postgresql":
-                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
-                metadata.create_all(conn)  # only creates what is missing
-                _migrate(conn)
-            return
-        except DBAPIError:
-            if attempt == 2:
-                raise
-
-
-def _migrate(conn: Connection) -> None:
-    conn.execute(insert(schema_version).from_select(
-        ["version"], select(literal(SCHEMA_VERSION)).where(~exists(select(schema_version.c.version)))))
-    version = conn.execute(select(func.max(schema_version.c.version))).scalar()
-    if version > SCHEMA_VERSION:
-        raise store.SchemaTooNewError(
-            f"the live-class tables have schema version {version}, newer than this app's "
-            f"{SCHEMA_VERSION}: update DP Lab")
-    for step in range(version + 1, SCHEMA_VERSION + 1):
-        MIGRATIONS[step](conn)
-        conn.execute(update(schema_version).values(version=step))
+    store.set_up_schema(engine, metadata, schema_version, SCHEMA_VERSION, MIGRATIONS, _SCHEMA_LOCK_KEY,
+                        "the live-class tables have")
 
 
 # ── Values ──────────────────────────────────────────────────────────────────────────────────
@@ -287,16 +262,8 @@ class View:
     question: Question | None
 
 
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
 def _expired(created_at: datetime, now: datetime) -> bool:
     return now - _utc(created_at) >= SESSION_LIFETIME
-
-
-def _sha256(value: str) -> str:
-    return hashlib.sha256(value.encode()).hexdigest()
 
 
 def _utc(moment: datetime) -> datetime:
@@ -671,10 +638,6 @@ class SessionCache:
 
 
 # ── Votes ───────────────────────────────────────────────────────────────────────────────────
-
-def _insert_for(engine: Engine):
-    return postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
-
 
 def vote(engine: Engine, session_id: int, question_id: int, round_: int, device_id: str,
          choice: int, *, address: str = UNKNOWN_ADDRESS) -> Vote:

@@ -283,31 +283,41 @@ def ensure_schema(engine: Engine) -> None:
     migrations and the version row are written in one transaction, so a failed start leaves
     the database as it was.
     """
+    set_up_schema(engine, metadata, schema_version, SCHEMA_VERSION, MIGRATIONS, _SCHEMA_LOCK_KEY,
+                  "the poll database has")
+
+
+def set_up_schema(engine: Engine, tables: MetaData, version_table: Table, version: int,
+                  migrations: Mapping[int, Callable[[Connection], None]], lock_key: int,
+                  name: str) -> None:
+    """Create what is missing of `tables` and migrate them to `version` (recorded in
+    `version_table`), in one transaction under the advisory lock `lock_key` on PostgreSQL;
+    on SQLite a loser of a race retries. `name` ("the … has") starts SchemaTooNewError's message."""
     for attempt in range(3):
         try:
             with _writing(engine) as conn:
                 if conn.dialect.name == "postgresql":
-                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
-                metadata.create_all(conn)  # only creates what is missing
-                _migrate(conn)
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": lock_key})
+                tables.create_all(conn)  # only creates what is missing
+                _migrate(conn, version_table, version, migrations, name)
             return
         except DBAPIError:
             if attempt == 2:
                 raise
 
 
-def _migrate(conn: Connection) -> None:
+def _migrate(conn: Connection, version_table: Table, target: int,
+             migrations: Mapping[int, Callable[[Connection], None]], name: str) -> None:
     # One statement, so two first starts racing on SQLite still write a single row.
-    conn.execute(insert(schema_version).from_select(
-        ["version"], select(literal(SCHEMA_VERSION)).where(~exists(select(schema_version.c.version)))))
-    version = conn.execute(select(func.max(schema_version.c.version))).scalar()
-    if version > SCHEMA_VERSION:
+    conn.execute(insert(version_table).from_select(
+        ["version"], select(literal(target)).where(~exists(select(version_table.c.version)))))
+    version = conn.execute(select(func.max(version_table.c.version))).scalar()
+    if version > target:
         raise SchemaTooNewError(
-            f"the poll database has schema version {version}, newer than this app's "
-            f"{SCHEMA_VERSION}: update DP Lab")
-    for step in range(version + 1, SCHEMA_VERSION + 1):
-        MIGRATIONS[step](conn)
-        conn.execute(update(schema_version).values(version=step))
+            f"{name} schema version {version}, newer than this app's {target}: update DP Lab")
+    for step in range(version + 1, target + 1):
+        migrations[step](conn)
+        conn.execute(update(version_table).values(version=step))
 
 
 # ── Cleaning what people type ───────────────────────────────────────────────────────────────
