@@ -1,24 +1,23 @@
 """Live class, the instructor's side: one session per lecture; push quizzes, the game or a poll."""
 
 import time
-from urllib.parse import parse_qs, urlsplit
 
 import streamlit as st
 
 from classroom import game, live, store
 from dp.attacks import max_true_positive_rate
 from dp.rr_inference import rr_running_estimates
-from ui import lessons
+from ui import classroom_admin, lessons
 from ui import live as ui_live
 from ui import poll as ui_poll
 from ui.charts.live import game_figure, option_letter, votes_figure
 from ui.charts.poll import estimate_figure
 from ui.course import LESSONS
-from ui.params import note_if_ignored, url_value
+from ui.params import url_value
 from ui.show import chart
 
 SLUG = ui_live.INSTRUCTOR_SLUG
-CODE_KEY, ADMIN_LINK_KEY = "code", "admin"
+CODE_KEY = classroom_admin.CODE_KEY
 DEFAULT_CLASS_SIZE = 30
 SIZE_KEY = "live_new_class_size"
 RATE_WINDOW = 60.0  # seconds behind "votes in the last minute"
@@ -26,12 +25,7 @@ TITLES = {lesson.slug: lesson.title for lesson in LESSONS}
 
 st.title("Live class — instructor")
 
-# An admin link's token moves from the address bar into this session at once (never projected).
-link_token = url_value(ADMIN_LINK_KEY)
-if link_token is not None:
-    st.session_state[ui_live.ADMIN_KEY] = {"code": store.normalise_code(url_value(CODE_KEY)),
-                                           "token": link_token[: store.MAX_LINK_VALUE_CHARS + 1]}
-    del st.query_params[ADMIN_LINK_KEY]
+classroom_admin.take_link_token(ui_live.ADMIN_KEY)
 
 
 def _start_over() -> None:
@@ -45,21 +39,9 @@ def new_session_button() -> None:
 
 def start_form() -> None:
     lessons.render(SLUG, "start")
-    link_size = url_value(SIZE_KEY)
-    if link_size is not None and not (link_size.isdigit() and len(link_size) <= 4 and
-                                      store.CLASS_SIZE_MIN <= int(link_size) <= store.CLASS_SIZE_MAX):
-        # Streamlit's own parsing of a bound number box fails on values such as 1e400, so an
-        # unusable value leaves the link before the box reads it (the note says so below).
-        st.session_state["live_ignored_class_size"] = link_size
-        del st.query_params[SIZE_KEY]
-        st.rerun()
-    ignored = st.session_state.pop("live_ignored_class_size", None)
-    class_size = st.number_input(
-        "Class size: the most votes a question takes per round", min_value=store.CLASS_SIZE_MIN,
-        max_value=store.CLASS_SIZE_MAX, value=DEFAULT_CLASS_SIZE, step=1, key=SIZE_KEY,
-        bind="query-params",
+    class_size = classroom_admin.class_size_box(
+        "live", SIZE_KEY, DEFAULT_CLASS_SIZE, "Class size: the most votes a question takes per round",
         help="Count everyone who may vote. Votes beyond it are refused; you can raise it later.")
-    note_if_ignored(SIZE_KEY, "class size", link_size if ignored is None else ignored, str(class_size))
     if st.button("Start the live session", type="primary", key="live_create"):
         wait = ui_poll.creation_wait()
         if wait > 0:
@@ -97,64 +79,13 @@ if code is None:
     st.stop()
 
 
-def _token_from(typed: str) -> tuple[str, str | None]:
-    """The token in what was pasted (a bare token, or a whole admin link), and the link's code."""
-    if "admin=" not in typed:
-        return typed, None
-    query = parse_qs(urlsplit(typed).query if "?" in typed else typed)
-    token = (query.get("admin") or [""])[-1]
-    return token, store.normalise_code((query.get(CODE_KEY) or [None])[-1])
-
-
-def _take_token() -> None:
-    typed = (st.session_state.get("live_admin_input") or "").strip()
-    st.session_state["live_admin_input"] = ""
-    if not typed:
-        st.session_state["live_admin_problem"] = "empty"
-        return
-    if ui_poll.attempt_wait("admin") > 0:
-        return  # the page says how long to wait
-    token, link_code = _token_from(typed[: 2 * store.MAX_LINK_VALUE_CHARS])
-    target = link_code or store.normalise_code(url_value(CODE_KEY))
-    if link_code and link_code != store.normalise_code(url_value(CODE_KEY)):
-        st.query_params[CODE_KEY] = link_code
-    st.session_state[ui_live.ADMIN_KEY] = {"code": target,
-                                           "token": token[: store.MAX_LINK_VALUE_CHARS + 1]}
-    st.session_state["live_admin_problem"] = "check"
-
-
-def admin_token_form(code: str) -> None:
-    with st.form("live_admin_form", border=False):
-        st.text_input("Admin token, or the whole admin link", type="password",
-                      key="live_admin_input", autocomplete="off", max_chars=500,
-                      help="The token is the long part after admin= in the admin link you saved.")
-        st.form_submit_button("Open the controls", type="primary", on_click=_take_token)
-    problem = st.session_state.pop("live_admin_problem", None)
-    wait = ui_poll.attempt_wait("admin")
-    if wait > 0:
-        st.warning(lessons.section_text(SLUG, "token-wait", wait=ui_poll.say_seconds(wait)), icon="⏳")
-    elif problem == "empty":
-        st.error("Paste the admin token (or the whole admin link) into the box first.", icon="✏️")
-    elif problem == "wrong":
-        st.error(lessons.section_text(SLUG, "token-wrong", code=code), icon="🔑")
-
-
 admin = ui_live.admin_record()
 token = admin.get("token") if admin.get("code") == code else None
 with ui_live.database_guard():
     session = live.session_for_admin(ui_live.engine(), code, token)
-if session is None:
-    if st.session_state.get("live_admin_problem") == "check":
-        ui_poll.record_failure("admin")
-        st.session_state["live_admin_problem"] = "wrong"
-    # The same answer for an unknown code and a wrong token: the page does not confirm guesses.
-    st.warning(lessons.section_text(SLUG, "no-access"), icon="🔑")
-    admin_token_form(code)
-    st.page_link(f"app_pages/{ui_live.JOIN_SLUG}.py", label=f"Join live session {code} as a student",
-                 icon="📱", query_params={"code": code})
-    new_session_button()
-    st.stop()
-st.session_state.pop("live_admin_problem", None)
+classroom_admin.admin_or_stop(session, prefix="live", slug=SLUG, admin_key=ui_live.ADMIN_KEY, code=code,
+                              join_slug=ui_live.JOIN_SLUG, join_label=f"Join live session {code} as a student",
+                              new_button=new_session_button)
 if not session.open:
     st.info(lessons.section_text(SLUG, "ended"), icon="🏁")
     new_session_button()

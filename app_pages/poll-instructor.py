@@ -2,23 +2,22 @@
 
 import math
 import time
-from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import streamlit as st
 
 from classroom import store
 from dp.rr_inference import rr_half_width, rr_running_estimates
-from ui import lessons
+from ui import classroom_admin, lessons
 from ui import poll as ui_poll
 from ui.charts.poll import estimate_figure, precision_figure
 from ui.odds import odds_panel
-from ui.params import EPSILONS, choice_slider, note_if_ignored, number_label, url_value
+from ui.params import EPSILONS, choice_slider, number_label, url_value
 from ui.planner import poll_planner
 from ui.show import chart
 
 SLUG = ui_poll.INSTRUCTOR_SLUG
-CODE_KEY, ADMIN_LINK_KEY = "code", "admin"
+CODE_KEY = classroom_admin.CODE_KEY
 DEFAULT_CLASS_SIZE = 30
 SIZE_KEY = "poll_new_class_size"
 RATE_WINDOW = 60.0  # seconds of answer counts behind "answers in the last minute"
@@ -34,13 +33,7 @@ PROTOCOL_LABELS = {
 
 st.title("Class poll — instructor")
 
-# An admin link's token moves from the address bar into this session at once, so that a
-# projected address bar (or a screenshot of it) never shows it.
-link_token = url_value(ADMIN_LINK_KEY)
-if link_token is not None:
-    st.session_state[ui_poll.ADMIN_KEY] = {"code": store.normalise_code(url_value(CODE_KEY)),
-                                           "token": link_token[: store.MAX_LINK_VALUE_CHARS + 1]}
-    del st.query_params[ADMIN_LINK_KEY]
+classroom_admin.take_link_token(ui_poll.ADMIN_KEY)
 
 
 def _start_over() -> None:
@@ -58,22 +51,10 @@ def create_form() -> None:
         f"Yes/no question (up to {store.QUESTION_MAX_CHARS} characters)", key="poll_question",
         max_chars=store.QUESTION_MAX_CHARS, placeholder="Have you ever copied homework?",
         help="Shown on every phone. Longer text cannot be typed: the box stops at the limit.")
-    link_size = url_value(SIZE_KEY)
-    if link_size is not None and not (link_size.isdigit() and len(link_size) <= 4 and
-                                      store.CLASS_SIZE_MIN <= int(link_size) <= store.CLASS_SIZE_MAX):
-        # Streamlit's own parsing of a bound number box fails on values such as 1e400, so an
-        # unusable value leaves the link before the box reads it (the note says so below).
-        st.session_state["poll_ignored_class_size"] = link_size
-        del st.query_params[SIZE_KEY]
-        st.rerun()
-    ignored = st.session_state.pop("poll_ignored_class_size", None)
-    class_size = st.number_input(
-        "Class size: the most answers this poll takes", min_value=store.CLASS_SIZE_MIN,
-        max_value=store.CLASS_SIZE_MAX, value=DEFAULT_CLASS_SIZE, step=1, key=SIZE_KEY,
-        bind="query-params",
+    class_size = classroom_admin.class_size_box(
+        "poll", SIZE_KEY, DEFAULT_CLASS_SIZE, "Class size: the most answers this poll takes",
         help="Count everyone who may answer. Answers beyond it are refused, so that one script "
              "cannot flood the poll; you can raise it while the poll runs.")
-    note_if_ignored(SIZE_KEY, "class size", link_size if ignored is None else ignored, str(class_size))
     protocol = st.radio("Protocol", list(PROTOCOL_LABELS), key="poll_protocol",
                         format_func=PROTOCOL_LABELS.get, horizontal=True)
     epsilon = math.log(3)
@@ -138,67 +119,13 @@ if code is None:
     st.stop()
 
 
-
-def _token_from(typed: str) -> tuple[str, str | None]:
-    """The token in what was pasted (a bare token, or a whole admin link), and the link's code."""
-    if "admin=" not in typed:
-        return typed, None
-    query = parse_qs(urlsplit(typed).query if "?" in typed else typed)
-    token = (query.get("admin") or [""])[-1]
-    return token, store.normalise_code((query.get(CODE_KEY) or [None])[-1])
-
-
-def _take_token() -> None:
-    """The admin form's callback: move the typed token into the session and empty the box."""
-    typed = (st.session_state.get("poll_admin_input") or "").strip()
-    st.session_state["poll_admin_input"] = ""
-    if not typed:
-        st.session_state["poll_admin_problem"] = "empty"
-        return
-    if ui_poll.attempt_wait("admin") > 0:
-        return  # the page says how long to wait
-    token, link_code = _token_from(typed[: 2 * store.MAX_LINK_VALUE_CHARS])
-    target = link_code or store.normalise_code(url_value(CODE_KEY))
-    if link_code and link_code != store.normalise_code(url_value(CODE_KEY)):
-        st.query_params[CODE_KEY] = link_code
-    st.session_state[ui_poll.ADMIN_KEY] = {"code": target,
-                                           "token": token[: store.MAX_LINK_VALUE_CHARS + 1]}
-    st.session_state["poll_admin_problem"] = "check"
-
-
-def admin_token_form(code: str) -> None:
-    """A password box for the admin token, so that it need not travel in a URL."""
-    with st.form("poll_admin_form", border=False):
-        st.text_input("Admin token, or the whole admin link", type="password",
-                      key="poll_admin_input", autocomplete="off", max_chars=500,
-                      help="The token is the long part after admin= in the admin link you saved.")
-        st.form_submit_button("Open the controls", type="primary", on_click=_take_token)
-    problem = st.session_state.pop("poll_admin_problem", None)
-    wait = ui_poll.attempt_wait("admin")
-    if wait > 0:
-        st.warning(lessons.section_text(SLUG, "token-wait", wait=ui_poll.say_seconds(wait)), icon="⏳")
-    elif problem == "empty":
-        st.error("Paste the admin token (or the whole admin link) into the box first.", icon="✏️")
-    elif problem == "wrong":
-        st.error(lessons.section_text(SLUG, "token-wrong", code=code), icon="🔑")
-
-
 admin = st.session_state.get(ui_poll.ADMIN_KEY) or {}
 token = admin.get("token") if admin.get("code") == code else None
 with ui_poll.database_guard():
     poll = store.poll_for_admin(ui_poll.engine(), code, token)
-if poll is None:
-    if st.session_state.get("poll_admin_problem") == "check":  # a typed token that did not fit
-        ui_poll.record_failure("admin")
-        st.session_state["poll_admin_problem"] = "wrong"
-    # The same answer for an unknown code and a wrong token: the page does not confirm guesses.
-    st.warning(lessons.section_text(SLUG, "no-access"), icon="🔑")
-    admin_token_form(code)
-    st.page_link(f"app_pages/{ui_poll.JOIN_SLUG}.py", label=f"Join poll {code} as a student",
-                 icon="📱", query_params={"code": code})
-    new_poll_button()
-    st.stop()
-st.session_state.pop("poll_admin_problem", None)
+classroom_admin.admin_or_stop(poll, prefix="poll", slug=SLUG, admin_key=ui_poll.ADMIN_KEY, code=code,
+                              join_slug=ui_poll.JOIN_SLUG, join_label=f"Join poll {code} as a student",
+                              new_button=new_poll_button)
 
 # ── The poll is ours: project it ─────────────────────────────────────────────────────────────
 join_url = ui_poll.page_url(SLUG, ui_poll.JOIN_SLUG, code=poll.code)

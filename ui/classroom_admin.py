@@ -1,0 +1,112 @@
+"""The instructor pages' shared admin side (class poll and live class): the admin token taken off
+the address bar, the password box that takes it instead, the refusal when the code and token
+open nothing, and the class-size box of the start form.
+
+Each page passes its widget-key prefix ("poll", "live"), its slug (whose lesson file holds the
+token-wait, token-wrong and no-access sections) and the session-state key of its admin record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import parse_qs, urlsplit
+
+import streamlit as st
+
+from classroom import store
+from ui import lessons
+from ui import poll as ui_poll
+from ui.params import note_if_ignored, url_value
+
+CODE_KEY, ADMIN_LINK_KEY = "code", "admin"
+
+
+def take_link_token(admin_key: str) -> None:
+    """An admin link's token moves from the address bar into this session at once, so that a
+    projected address bar (or a screenshot of it) never shows it."""
+    link_token = url_value(ADMIN_LINK_KEY)
+    if link_token is not None:
+        st.session_state[admin_key] = {"code": store.normalise_code(url_value(CODE_KEY)),
+                                       "token": link_token[: store.MAX_LINK_VALUE_CHARS + 1]}
+        del st.query_params[ADMIN_LINK_KEY]
+
+
+def class_size_box(prefix: str, size_key: str, default: int, label: str, help: str) -> int:
+    """The class-size number box, bound to the link; an unusable value in the link is noted."""
+    ignored_key = f"{prefix}_ignored_class_size"
+    link_size = url_value(size_key)
+    if link_size is not None and not (link_size.isdigit() and len(link_size) <= 4 and
+                                      store.CLASS_SIZE_MIN <= int(link_size) <= store.CLASS_SIZE_MAX):
+        # Streamlit's own parsing of a bound number box fails on values such as 1e400, so an
+        # unusable value leaves the link before the box reads it (the note says so below).
+        st.session_state[ignored_key] = link_size
+        del st.query_params[size_key]
+        st.rerun()
+    ignored = st.session_state.pop(ignored_key, None)
+    class_size = st.number_input(
+        label, min_value=store.CLASS_SIZE_MIN, max_value=store.CLASS_SIZE_MAX, value=default,
+        step=1, key=size_key, bind="query-params", help=help)
+    note_if_ignored(size_key, "class size", link_size if ignored is None else ignored, str(class_size))
+    return class_size
+
+
+def token_from(typed: str) -> tuple[str, str | None]:
+    """The token in what was pasted (a bare token, or a whole admin link), and the link's code."""
+    if "admin=" not in typed:
+        return typed, None
+    query = parse_qs(urlsplit(typed).query if "?" in typed else typed)
+    token = (query.get("admin") or [""])[-1]
+    return token, store.normalise_code((query.get(CODE_KEY) or [None])[-1])
+
+
+def _take_token(prefix: str, admin_key: str) -> None:
+    """The admin form's callback: move the typed token into the session and empty the box."""
+    typed = (st.session_state.get(f"{prefix}_admin_input") or "").strip()
+    st.session_state[f"{prefix}_admin_input"] = ""
+    if not typed:
+        st.session_state[f"{prefix}_admin_problem"] = "empty"
+        return
+    if ui_poll.attempt_wait("admin") > 0:
+        return  # the page says how long to wait
+    token, link_code = token_from(typed[: 2 * store.MAX_LINK_VALUE_CHARS])
+    target = link_code or store.normalise_code(url_value(CODE_KEY))
+    if link_code and link_code != store.normalise_code(url_value(CODE_KEY)):
+        st.query_params[CODE_KEY] = link_code
+    st.session_state[admin_key] = {"code": target, "token": token[: store.MAX_LINK_VALUE_CHARS + 1]}
+    st.session_state[f"{prefix}_admin_problem"] = "check"
+
+
+def admin_token_form(prefix: str, slug: str, admin_key: str, code: str) -> None:
+    """A password box for the admin token, so that it need not travel in a URL."""
+    with st.form(f"{prefix}_admin_form", border=False):
+        st.text_input("Admin token, or the whole admin link", type="password",
+                      key=f"{prefix}_admin_input", autocomplete="off", max_chars=500,
+                      help="The token is the long part after admin= in the admin link you saved.")
+        st.form_submit_button("Open the controls", type="primary", on_click=_take_token,
+                              args=(prefix, admin_key))
+    problem = st.session_state.pop(f"{prefix}_admin_problem", None)
+    wait = ui_poll.attempt_wait("admin")
+    if wait > 0:
+        st.warning(lessons.section_text(slug, "token-wait", wait=ui_poll.say_seconds(wait)), icon="⏳")
+    elif problem == "empty":
+        st.error("Paste the admin token (or the whole admin link) into the box first.", icon="✏️")
+    elif problem == "wrong":
+        st.error(lessons.section_text(slug, "token-wrong", code=code), icon="🔑")
+
+
+def admin_or_stop(found: object | None, *, prefix: str, slug: str, admin_key: str, code: str,
+                  join_slug: str, join_label: str, new_button: Callable[[], None]) -> None:
+    """After looking the code and token up: when they opened nothing (`found` is None), the
+    refusal, the token box, a student's link and a start-over button, then st.stop()."""
+    if found is None:
+        if st.session_state.get(f"{prefix}_admin_problem") == "check":  # a typed token that did not fit
+            ui_poll.record_failure("admin")
+            st.session_state[f"{prefix}_admin_problem"] = "wrong"
+        # The same answer for an unknown code and a wrong token: the page does not confirm guesses.
+        st.warning(lessons.section_text(slug, "no-access"), icon="🔑")
+        admin_token_form(prefix, slug, admin_key, code)
+        st.page_link(f"app_pages/{join_slug}.py", label=join_label, icon="📱",
+                     query_params={"code": code})
+        new_button()
+        st.stop()
+    st.session_state.pop(f"{prefix}_admin_problem", None)
