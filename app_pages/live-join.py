@@ -1,18 +1,15 @@
 """Live class, the student's side: join once, then follow the instructor's current question."""
 
-import time
 
 import streamlit as st
 
-from classroom import game, limits, live, store
+from classroom import game, limits, live
 from ui import lessons
 from ui import live as ui_live
 from ui import poll as ui_poll
 from ui.charts.live import option_letter
-from ui.params import url_value
 
 SLUG = ui_live.JOIN_SLUG
-CODE_KEY = "code"
 VOTES_KEY = "live_my_votes"  # {question id: {round: choice}}, read from the database once per question
 NOTICE_KEY = "live_notice"  # a refusal to show once, next to the question
 
@@ -20,52 +17,18 @@ st.title("Live class")
 ui_poll.session_started()  # a new session's wait before voting starts now
 
 
-def _go_to_code() -> None:
-    code = store.normalise_code(st.session_state.get("live_join_code_input", ""))
-    if code is None:
-        st.session_state["live_join_code_error"] = True
-    else:
-        st.session_state.pop("live_join_code_error", None)
-        st.query_params[CODE_KEY] = code
-
-
 def code_form(problem: str | None = None) -> None:
     """Where a student lands without a usable code: say what is wrong, then ask for the code."""
-    if problem:
-        st.warning(problem, icon="⚠️")
-    lessons.render(SLUG, "enter-code")
-    with st.form("live_join_form", border=False):
-        st.text_input("Join code", max_chars=20, key="live_join_code_input",
-                      placeholder="e.g. K7PQ3M", autocomplete="off")
-        st.form_submit_button("Join", type="primary", on_click=_go_to_code)
-    if st.session_state.get("live_join_code_error"):
-        st.error(f"A join code is {store.CODE_LENGTH} letters and digits, like K7PQ3M "
-                 "(no 0, 1, I or O). Check the code on the projector and type it again.")
-    st.stop()
+    ui_poll.join_code_form("live", SLUG, "Join", problem)
 
-
-raw_code = url_value(CODE_KEY)
-if not raw_code:
-    lessons.render(SLUG, "intro")
-    code_form()
-
-code = store.normalise_code(raw_code)
-if code is None:
-    code_form("The code in this link is not a live-class code. "
-              f"A join code is {store.CODE_LENGTH} letters and digits, like K7PQ3M.")
 
 # Codes that match no open session slow down, as on the poll's join page (shared counters).
-address = ui_poll.client_address()
-wait = max(ui_poll.attempt_wait("join"), ui_poll.failed_joins_limiter().wait(address, time.monotonic()))
-if wait > 0:
-    code_form(lessons.section_text(SLUG, "too-many-codes", wait=ui_poll.say_seconds(wait)))
-
+code, address = ui_poll.join_code("live", SLUG, "Join", "a live-class code")
 with ui_live.database_guard():
     session = live.find_session(ui_live.engine(), code)
 if session is None or not session.open:
     if session is None or session.expired:
-        ui_poll.record_failure("join")
-        ui_poll.failed_joins_limiter().record(address, time.monotonic())
+        ui_poll.record_failed_join(address)
     if session is None:
         code_form(lessons.section_text(SLUG, "no-such-code", code=code))
     code_form(lessons.section_text(SLUG, "ended", code=code, hours=live.SESSION_LIFETIME_HOURS))

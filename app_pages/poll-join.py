@@ -1,7 +1,6 @@
 """Class poll, the student's side: open the join link (or type the code), follow the protocol, answer once."""
 
 import math
-import time
 
 import streamlit as st
 
@@ -9,10 +8,8 @@ from classroom import limits, store
 from ui import lessons
 from ui import live as ui_live
 from ui import poll as ui_poll
-from ui.params import url_value
 
 SLUG = ui_poll.JOIN_SLUG
-CODE_KEY = "code"
 METHOD_COINS = "🪙 I flip real coins"
 METHOD_SERVER = "📱 Flip for me"
 WATCH_SECONDS = 10  # how often an answered phone checks whether the poll was reset or closed
@@ -21,53 +18,16 @@ st.title("Class poll")
 ui_poll.session_started()  # a new session's wait before answering starts now
 
 
-def _go_to_code() -> None:
-    typed = st.session_state.get("poll_join_code_input", "")
-    code = store.normalise_code(typed)
-    if code is None:
-        st.session_state["poll_join_code_error"] = True
-    else:
-        st.session_state.pop("poll_join_code_error", None)
-        st.query_params[CODE_KEY] = code
-
-
 def code_form(problem: str | None = None) -> None:
     """Where a student lands without a usable code: say what is wrong, then ask for the code."""
-    if problem:
-        st.warning(problem, icon="⚠️")
-    lessons.render(SLUG, "enter-code")
-    with st.form("poll_join_form", border=False):
-        st.text_input("Join code", max_chars=20, key="poll_join_code_input",
-                      placeholder="e.g. K7PQ3M", autocomplete="off")
-        st.form_submit_button("Join the poll", type="primary", on_click=_go_to_code)
-    if st.session_state.get("poll_join_code_error"):
-        st.error(f"A join code is {store.CODE_LENGTH} letters and digits, like K7PQ3M "
-                 "(no 0, 1, I or O). Check the code on the projector and type it again.")
-    st.stop()
+    ui_poll.join_code_form("poll", SLUG, "Join the poll", problem)
 
 
-raw_code = url_value(CODE_KEY)
-if raw_code is None or raw_code == "":
-    lessons.render(SLUG, "intro")
-    code_form()
-
-code = store.normalise_code(raw_code)
-if code is None:
-    code_form("The code in this link is not a poll code. "
-              f"A join code is {store.CODE_LENGTH} letters and digits, like K7PQ3M.")
-
-# Codes that match no open poll slow down: per session after a few, and per address (generously)
-# so that a script cannot try codes at full speed.
-address = ui_poll.client_address()
-wait = max(ui_poll.attempt_wait("join"), ui_poll.failed_joins_limiter().wait(address, time.monotonic()))
-if wait > 0:
-    code_form(lessons.section_text(SLUG, "too-many-codes", wait=ui_poll.say_seconds(wait)))
-
+code, address = ui_poll.join_code("poll", SLUG, "Join the poll", "a poll code")
 with ui_poll.database_guard():
     poll = store.find_poll(ui_poll.engine(), code)
 if poll is None or poll.expired:
-    ui_poll.record_failure("join")
-    ui_poll.failed_joins_limiter().record(address, time.monotonic())
+    ui_poll.record_failed_join(address)
     if poll is None:
         code_form(lessons.section_text(SLUG, "no-such-code", code=code))
     code_form(lessons.section_text(SLUG, "ended", code=code, hours=store.POLL_LIFETIME_HOURS))

@@ -24,6 +24,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from classroom import limits, store
 from dp import randomized_response, rr_keep_probability
 from dp.local_dp import coin_report
+from ui import lessons
+from ui.params import url_value
 from ui.text import plain  # noqa: F401 (the poll pages call ui.poll.plain)
 
 log = logging.getLogger(__name__)
@@ -209,3 +211,57 @@ def say_seconds(seconds: float) -> str:
 
 def keep_percent(poll: store.Poll) -> str:
     return f"{100 * rr_keep_probability(poll.epsilon):.1f}%"
+
+
+# ── The join pages' code form (class poll and live class) ───────────────────────────────────
+
+def join_code_form(prefix: str, slug: str, button: str, problem: str | None = None) -> None:
+    """Where a student lands without a usable code: say what is wrong, ask for the code, stop.
+    `prefix` ("poll", "live") names the widgets; `slug`'s lesson file has the enter-code section."""
+    if problem:
+        st.warning(problem, icon="⚠️")
+    lessons.render(slug, "enter-code")
+    with st.form(f"{prefix}_join_form", border=False):
+        st.text_input("Join code", max_chars=20, key=f"{prefix}_join_code_input",
+                      placeholder="e.g. K7PQ3M", autocomplete="off")
+        st.form_submit_button(button, type="primary", on_click=_go_to_code, args=(prefix,))
+    if st.session_state.get(f"{prefix}_join_code_error"):
+        st.error(f"A join code is {store.CODE_LENGTH} letters and digits, like K7PQ3M "
+                 "(no 0, 1, I or O). Check the code on the projector and type it again.")
+    st.stop()
+
+
+def _go_to_code(prefix: str) -> None:
+    code = store.normalise_code(st.session_state.get(f"{prefix}_join_code_input", ""))
+    if code is None:
+        st.session_state[f"{prefix}_join_code_error"] = True
+    else:
+        st.session_state.pop(f"{prefix}_join_code_error", None)
+        st.query_params["code"] = code
+
+
+def join_code(prefix: str, slug: str, button: str, what: str) -> tuple[str, str]:
+    """The link's join code and this client's address; or, with no usable code in the link or
+    after too many codes that matched nothing (per session, and per address so that a script
+    cannot try codes at full speed), the code form (and st.stop()). `what` ends "The code in
+    this link is not …" ("a poll code")."""
+    raw_code = url_value("code")
+    if not raw_code:
+        lessons.render(slug, "intro")
+        join_code_form(prefix, slug, button)
+    code = store.normalise_code(raw_code)
+    if code is None:
+        join_code_form(prefix, slug, button, f"The code in this link is not {what}. "
+                       f"A join code is {store.CODE_LENGTH} letters and digits, like K7PQ3M.")
+    address = client_address()
+    wait = max(attempt_wait("join"), failed_joins_limiter().wait(address, time.monotonic()))
+    if wait > 0:
+        join_code_form(prefix, slug, button,
+                       lessons.section_text(slug, "too-many-codes", wait=say_seconds(wait)))
+    return code, address
+
+
+def record_failed_join(address: str) -> None:
+    """A code that matched nothing open: counted for this session and for the address."""
+    record_failure("join")
+    failed_joins_limiter().record(address, time.monotonic())
