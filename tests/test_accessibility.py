@@ -1,26 +1,35 @@
 """axe-core on every page, at defaults and in presenter mode: nothing serious in what we control.
 
-axe-core comes from npm (package.json pins it; `npm ci` installs it into node_modules/) and
-is injected into the live page by Playwright. A violation is ours when its element sits in
+axe-core comes from PyPI, inside axe-playwright-python (requirements-dev.txt pins it; it
+ships axe-core 4.12.1), and is injected into the live page by Playwright. (Until 2026-11 it
+came from npm, axe-core 4.14.1: on all 32 page views, default and presenter, both versions
+reported the same rules, impacts and owners.) A violation is ours when its element sits in
 content we write: markdown and captions (lesson text, widget labels), headings, and Plotly
 charts (titles, axis labels, annotations). Plotly's own toolbar inside a chart, and all of
 Streamlit's chrome (sidebar navigation, toolbar, widget internals), are theirs: listed by
 `python -m tests.test_accessibility`, and shown here when a test fails, but not failed on.
 
-Skips where Chromium or node_modules/axe-core is missing; REQUIRE_BROWSER=1 makes that a
+Skips where Chromium or axe-playwright-python is missing; REQUIRE_BROWSER=1 makes that a
 failure.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.conftest import REQUIRE_BROWSER, ROOT, wait_for_app
+from tests.conftest import REQUIRE_BROWSER, wait_for_app
 from ui.course import HOME, LESSONS, Lesson
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+try:  # the package's own axe.min.js; its Python wrapper is not used
+    import axe_playwright_python
+
+    AXE = Path(axe_playwright_python.__file__).with_name("axe.min.js")
+except ImportError:
+    AXE = None
 SERIOUS = {"serious", "critical"}
 
 # Where our own words and pictures live in Streamlit's DOM.
@@ -83,8 +92,8 @@ def summarise(violations: list[dict]) -> str:
 
 @pytest.fixture(scope="module")
 def axe_installed():
-    if not AXE.exists():
-        reason = "axe-core not installed: run `npm ci` in the repository root"
+    if AXE is None or not AXE.exists():
+        reason = "axe-core not installed: pip install -r requirements-dev.txt"
         if REQUIRE_BROWSER:
             pytest.fail(f"REQUIRE_BROWSER=1 but {reason}")
         pytest.skip(reason)

@@ -42,7 +42,8 @@ def _demos_shown(lesson: Lesson) -> int:
     if "st.tabs(" in source:
         return 1
     return sum(1 for node in ast.walk(ast.parse(source)) if isinstance(node, ast.FunctionDef)
-               and any(ast.unparse(d).startswith("st.fragment") for d in node.decorator_list))
+               and any(ast.unparse(d).startswith(("st.fragment", "lessons.demo"))
+                       for d in node.decorator_list))
 
 
 def _links(at) -> list[str]:
