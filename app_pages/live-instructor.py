@@ -28,13 +28,8 @@ st.title("Live class — instructor")
 classroom_admin.take_link_token(ui_live.ADMIN_KEY)
 
 
-def _start_over() -> None:
-    st.session_state.pop(ui_live.ADMIN_KEY, None)
-    st.query_params.clear()
-
-
 def new_session_button() -> None:
-    st.button("Start a new live session", key="live_start_over", on_click=_start_over)
+    classroom_admin.start_over_button(ui_live.ADMIN_KEY, "Start a new live session", "live_start_over")
 
 
 def start_form() -> None:
@@ -43,10 +38,7 @@ def start_form() -> None:
         "live", SIZE_KEY, DEFAULT_CLASS_SIZE, "Class size: the most votes a question takes per round",
         help="Count everyone who may vote. Votes beyond it are refused; you can raise it later.")
     if st.button("Start the live session", type="primary", key="live_create"):
-        wait = ui_poll.creation_wait()
-        if wait > 0:
-            st.warning(lessons.section_text(SLUG, "create-wait", wait=ui_poll.say_seconds(wait)),
-                       icon="⏳")
+        if classroom_admin.creation_refused(SLUG):
             return
         try:
             with ui_live.database_guard():
@@ -54,11 +46,7 @@ def start_form() -> None:
         except live.LiveInputError as problem:
             st.error(str(problem), icon="✏️")
             return
-        ui_poll.record_creation()
-        st.session_state[ui_live.ADMIN_KEY] = {"code": session.code, "token": token}
-        st.query_params.clear()
-        st.query_params[CODE_KEY] = session.code
-        st.rerun()
+        classroom_admin.open_created(ui_live.ADMIN_KEY, session.code, token)
 
 
 raw_code = url_value(CODE_KEY)

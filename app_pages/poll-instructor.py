@@ -36,13 +36,8 @@ st.title("Class poll — instructor")
 classroom_admin.take_link_token(ui_poll.ADMIN_KEY)
 
 
-def _start_over() -> None:
-    st.session_state.pop(ui_poll.ADMIN_KEY, None)
-    st.query_params.clear()
-
-
 def new_poll_button() -> None:
-    st.button("Create a new poll", key="poll_start_over", on_click=_start_over)
+    classroom_admin.start_over_button(ui_poll.ADMIN_KEY, "Create a new poll", "poll_start_over")
 
 
 def create_form() -> None:
@@ -64,10 +59,7 @@ def create_form() -> None:
                                    help="Smaller ε: more noise per answer and a wider interval.")
     odds_panel(epsilon, key="poll_new", what="each student's randomized answer")
     if st.button("Create the poll", type="primary", key="poll_create"):
-        wait = ui_poll.creation_wait()
-        if wait > 0:
-            st.warning(lessons.section_text(SLUG, "create-wait", wait=ui_poll.say_seconds(wait)),
-                       icon="⏳")
+        if classroom_admin.creation_refused(SLUG):
             return
         try:
             with ui_poll.database_guard():
@@ -76,11 +68,7 @@ def create_form() -> None:
         except store.PollInputError as problem:
             st.error(str(problem), icon="✏️")
             return
-        ui_poll.record_creation()
-        st.session_state[ui_poll.ADMIN_KEY] = {"code": poll.code, "token": token}
-        st.query_params.clear()
-        st.query_params[CODE_KEY] = poll.code
-        st.rerun()
+        classroom_admin.open_created(ui_poll.ADMIN_KEY, poll.code, token)
 
 
 def plan_precision() -> None:

@@ -1,6 +1,7 @@
 """The instructor pages' shared admin side (class poll and live class): the admin token taken off
 the address bar, the password box that takes it instead, the refusal when the code and token
-open nothing, and the class-size box of the start form.
+open nothing, the start-over button, and the start form's class-size box, creation limit and
+hand-over to the new session's controls.
 
 Each page passes its widget-key prefix ("poll", "live"), its slug (whose lesson file holds the
 token-wait, token-wrong and no-access sections) and the session-state key of its admin record.
@@ -29,6 +30,33 @@ def take_link_token(admin_key: str) -> None:
         st.session_state[admin_key] = {"code": store.normalise_code(url_value(CODE_KEY)),
                                        "token": link_token[: store.MAX_LINK_VALUE_CHARS + 1]}
         del st.query_params[ADMIN_LINK_KEY]
+
+
+def start_over_button(admin_key: str, label: str, key: str) -> None:
+    """A button that forgets this session's admin record and empties the link: back to the start."""
+    st.button(label, key=key, on_click=_start_over, args=(admin_key,))
+
+
+def _start_over(admin_key: str) -> None:
+    st.session_state.pop(admin_key, None)
+    st.query_params.clear()
+
+
+def creation_refused(slug: str) -> bool:
+    """True, after saying how long to wait, when this session or address made too many lately."""
+    wait = ui_poll.creation_wait()
+    if wait > 0:
+        st.warning(lessons.section_text(slug, "create-wait", wait=ui_poll.say_seconds(wait)), icon="⏳")
+    return wait > 0
+
+
+def open_created(admin_key: str, code: str, token: str) -> None:
+    """Count the creation, keep its admin token in this session and rerun on its code's link."""
+    ui_poll.record_creation()
+    st.session_state[admin_key] = {"code": code, "token": token}
+    st.query_params.clear()
+    st.query_params[CODE_KEY] = code
+    st.rerun()
 
 
 def class_size_box(prefix: str, size_key: str, default: int, label: str, help: str) -> int:
