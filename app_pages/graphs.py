@@ -295,6 +295,7 @@ lessons.step()
 @st.fragment(key="graphs_table")
 def table_demo() -> None:
     n, ties, triad_p, seed = _settings()
+    copy_link(SLUG, "table_demo")
     graph = _graph(n, ties, triad_p, seed)
     stats, table, d = graph["stats"], graph["table"], graph["stats"].max_degree
     st.table(charts.sensitivity_rows(table, n, d), hide_index=True)
