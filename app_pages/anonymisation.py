@@ -72,8 +72,8 @@ def _read_only(table):
 def _county(n: int, seed: tuple):
     """The synthetic voter roll of n people and the 2,000-patient hospital table.
 
-    About 14 bytes a person: four cached counties of 500,000 stay under 30 MB."""
-    rng = np.random.default_rng(seed)
+    About 14 bytes a person: at most 16 counties of up to 500,000 people, under 112 MB."""
+    rng = np.random.default_rng(list(seed))
     roll = voter_roll(n, rng)
     return _read_only(roll), _read_only(hospital_table(roll, min(HOSPITAL_SIZE, n), rng))
 

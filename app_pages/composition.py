@@ -15,8 +15,8 @@ from dp.composition_curves import (
     laplace_curve,
     pure_dp_curves,
 )
-from dp.postprocessing import STEPS, post_process
 from dp.composition_table import tabulated
+from dp.postprocessing import STEPS, post_process
 from ui import lessons
 from ui.charts import composition as charts
 from ui.deployments import deployments_panel

@@ -8,8 +8,8 @@ import pytest
 from tests.conftest import app_test, assert_clean, chart_specs
 from tests.test_security import as_read
 from ui.course import LESSONS, ROOT, Lesson
-
 from ui.plain_figure import spec_mismatches
+
 BAD_VALUES = ["abc", "nan", "-1e999", "", "1e400", "0x1F"]
 
 
