@@ -24,8 +24,8 @@ from ui.params import (
     choice_radio,
     choice_slider,
     epsilon_slider,
-    n_slider,
     link_values,
+    n_slider,
     note_if_ignored,
     range_slider,
 )

@@ -32,8 +32,8 @@ import asyncio
 import contextlib
 import json
 import subprocess
-import tempfile
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
