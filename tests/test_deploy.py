@@ -12,10 +12,8 @@ does, each with its own route cookie.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import os
-import random
 import secrets
 import signal
 import socket
@@ -37,6 +35,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 import serve
+from bench.load import free_port, free_port_block
 from deploy import replicas
 from tests.conftest import run_coroutine
 
@@ -140,25 +139,6 @@ def test_in_process_fix_reaches_open_and_later_connections(monkeypatch):
 # ── Two replicas behind nginx ─────────────────────────────────────────────────────────────────
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _free_port_block(count: int) -> int:
-    for _ in range(200):
-        base = random.randint(20_000, 60_000)
-        with contextlib.ExitStack() as stack:
-            try:
-                for port in range(base, base + count):
-                    stack.enter_context(socket.socket()).bind(("127.0.0.1", port))
-            except OSError:
-                continue
-        return base
-    raise RuntimeError("no block of free ports")
-
-
 def _port_open(port: int) -> bool:
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) == 0
@@ -200,7 +180,7 @@ def deployment(database, tmp_path_factory):
             pytest.fail(f"REQUIRE_BROWSER=1 but {reason}")
         pytest.skip(reason)
     prefix = tmp_path_factory.mktemp("nginx")
-    listen, base = _free_port(), _free_port_block(2)
+    listen, base = free_port(), free_port_block(2)
     env = {**os.environ, replicas.DATABASE_URL_ENV: database}
     env.pop(replicas.COOKIE_SECRET_ENV, None)  # the launcher makes one up, shared by both
     log = (prefix / "launcher.log").open("wb")
