@@ -74,7 +74,7 @@ from sqlalchemy.exc import IntegrityError
 
 from classroom import game, store
 from classroom.limits import UNKNOWN_ADDRESS, address_hash
-from classroom.store import _insert_for, _now, _sha256
+from classroom.store import insert_for, sha256_hex, utc_now
 
 SCHEMA_VERSION = 1
 # A session takes votes and can be joined for one lecture day after it starts, as a poll does.
@@ -220,7 +220,7 @@ class Session:
 
     @property
     def expired(self) -> bool:
-        return _now() >= self.expires_at
+        return utc_now() >= self.expires_at
 
     @property
     def open(self) -> bool:
@@ -299,7 +299,7 @@ def device_hash(session_id: int, device_id: str) -> str:
     """What the database keeps of a device: a hash that means something within one session only."""
     if not plausible_device_id(device_id):
         raise ValueError("device_id must be 16 to 64 characters of A–Z, a–z, 0–9, _ and -")
-    return _sha256(f"live:{session_id}:{device_id}")
+    return sha256_hex(f"live:{session_id}:{device_id}")
 
 
 # ── Sessions ────────────────────────────────────────────────────────────────────────────────
@@ -331,12 +331,12 @@ def create_session(engine: Engine, *, class_size: int) -> tuple[Session, str]:
     token = secrets.token_urlsafe(store.ADMIN_TOKEN_BYTES)
     for _ in range(10):
         try:
-            with store._writing(engine) as conn:
+            with store.writing(engine) as conn:
                 code = _free_code(conn)
                 if code is None:
                     continue  # about one chance in a billion per existing code
                 conn.execute(insert(sessions).values(
-                    code=code, admin_token_sha256=_sha256(token), created_at=_now(), version=1,
+                    code=code, admin_token_sha256=sha256_hex(token), created_at=utc_now(), version=1,
                     current_question_id=None, class_size=class_size,
                     address_key=secrets.token_hex(16)))
         except IntegrityError:  # another process took the same code at the same instant
@@ -348,10 +348,10 @@ def create_session(engine: Engine, *, class_size: int) -> tuple[Session, str]:
 
 def forget_expired_addresses(engine: Engine, now: datetime | None = None) -> int:
     """Delete the per-address counts of every expired session; returns how many rows went."""
-    cutoff = (now or _now()) - SESSION_LIFETIME
+    cutoff = (now or utc_now()) - SESSION_LIFETIME
     expired = (select(questions.c.id).join(sessions, sessions.c.id == questions.c.session_id)
                .where(sessions.c.created_at <= cutoff))
-    with store._writing(engine) as conn:
+    with store.writing(engine) as conn:
         return conn.execute(address_counts.delete()
                             .where(address_counts.c.question_id.in_(expired))).rowcount or 0
 
@@ -359,7 +359,7 @@ def forget_expired_addresses(engine: Engine, now: datetime | None = None) -> int
 def set_class_size(engine: Engine, session_id: int, class_size: int) -> None:
     """Change how many votes a question takes per round (votes already in stay)."""
     class_size = check_class_size(class_size)
-    with store._writing(engine) as conn:
+    with store.writing(engine) as conn:
         _bump(conn, session_id, class_size=class_size)
 
 
@@ -381,7 +381,7 @@ def session_for_admin(engine: Engine, code: str | None, admin_token: str | None)
         return None
     with engine.connect() as conn:
         row = conn.execute(select(sessions).where(sessions.c.code == code)).first()
-    if row is None or not hmac.compare_digest(_sha256(admin_token), row.admin_token_sha256):
+    if row is None or not hmac.compare_digest(sha256_hex(admin_token), row.admin_token_sha256):
         return None
     return _session(row)
 
@@ -397,14 +397,14 @@ def _bump(conn: Connection, session_id: int, **values) -> bool:
 
 def end_session(engine: Engine, session_id: int) -> None:
     """No more votes and no more questions; the phones say the session has ended."""
-    with store._writing(engine) as conn:
-        if _bump(conn, session_id, ended_at=_now(), current_question_id=None):
+    with store.writing(engine) as conn:
+        if _bump(conn, session_id, ended_at=utc_now(), current_question_id=None):
             _close_open_questions(conn, session_id)
 
 
 def _close_open_questions(conn: Connection, session_id: int) -> None:
     conn.execute(update(questions).where(questions.c.session_id == session_id,
-                                         questions.c.closed_at.is_(None)).values(closed_at=_now()))
+                                         questions.c.closed_at.is_(None)).values(closed_at=utc_now()))
 
 
 # ── Questions ───────────────────────────────────────────────────────────────────────────────
@@ -422,8 +422,8 @@ def _check_text(name: str, value, limit: int, *, allow_empty: bool = False) -> s
 
 def _push(engine: Engine, session_id: int, **values) -> Question:
     """Store a new question and make it the session's current one (closing the previous)."""
-    now = _now()
-    with store._writing(engine) as conn:
+    now = utc_now()
+    with store.writing(engine) as conn:
         if not _bump(conn, session_id):  # first, so that it takes the lock before any read
             raise LiveInputError("There is no such live session.")
         row = conn.execute(select(sessions.c.ended_at, sessions.c.created_at)
@@ -485,7 +485,7 @@ def _change(engine: Engine, session_id: int, question_id: int,
     """Run one instructor action on a question of this session; False (and nothing changed)
     when the question is not this session's."""
     try:
-        with store._writing(engine) as conn:
+        with store.writing(engine) as conn:
             if not _bump(conn, session_id):
                 return False
             row = conn.execute(select(questions).where(
@@ -528,7 +528,7 @@ def reveal(engine: Engine, session_id: int, question_id: int) -> bool:
     """Show the right answer and its explanation everywhere; voting stops."""
     def apply(conn: Connection, row) -> None:
         conn.execute(update(questions).where(questions.c.id == row.id)
-                     .values(revealed=True, show_votes=True, closed_at=row.closed_at or _now()))
+                     .values(revealed=True, show_votes=True, closed_at=row.closed_at or utc_now()))
     return _change(engine, session_id, question_id, apply)
 
 
@@ -538,13 +538,13 @@ def set_closed(engine: Engine, session_id: int, question_id: int, closed: bool) 
         if not closed and row.revealed:
             raise LiveInputError("A revealed question stays closed.")
         conn.execute(update(questions).where(questions.c.id == row.id)
-                     .values(closed_at=(row.closed_at or _now()) if closed else None))
+                     .values(closed_at=(row.closed_at or utc_now()) if closed else None))
     return _change(engine, session_id, question_id, apply)
 
 
 def clear(engine: Engine, session_id: int) -> None:
     """"Next": no current question (the phones wait for the next one); the last one closes."""
-    with store._writing(engine) as conn:
+    with store.writing(engine) as conn:
         if _bump(conn, session_id, current_question_id=None):
             _close_open_questions(conn, session_id)
 
@@ -653,8 +653,8 @@ def vote(engine: Engine, session_id: int, question_id: int, round_: int, device_
     from the question's secret salt, never taken from the phone.
     """
     device = device_hash(session_id, device_id)
-    now = _now()
-    with store._writing(engine) as conn:
+    now = utc_now()
+    with store.writing(engine) as conn:
         # One statement reads the question (locking its row) with its session; a second one
         # everything the caps need. Four statements in all for a recorded vote: the lock is
         # held for as short a time as the checks allow.
@@ -704,14 +704,14 @@ def vote(engine: Engine, session_id: int, question_id: int, round_: int, device_
         if q.kind == KIND_GAME:
             dealt = int(game.deal(q.params["salt"], device, q.params["epsilon"]).in_data)
         inserted = conn.execute(
-            _insert_for(engine)(votes)
+            insert_for(engine)(votes)
             .values(question_id=question_id, round=round_, device_sha256=device, choice=choice,
                     dealt=dealt)
             .on_conflict_do_nothing(index_elements=["question_id", "round", "device_sha256"])
             .returning(votes.c.id)).first()
         if inserted is None:  # cannot happen under the lock; the constraint still says no
             return Vote.DUPLICATE
-        upsert = _insert_for(engine)(address_counts).values(
+        upsert = insert_for(engine)(address_counts).values(
             question_id=question_id, round=round_, address_sha256=where, votes=1)
         conn.execute(upsert.on_conflict_do_update(
             index_elements=["question_id", "round", "address_sha256"],

@@ -240,7 +240,7 @@ def _tune_sqlite(dbapi_connection, _record) -> None:
 
 
 @contextlib.contextmanager
-def _writing(engine: Engine) -> Iterator[Connection]:
+def writing(engine: Engine) -> Iterator[Connection]:
     """A transaction that will write, holding the write lock from its first statement on SQLite.
 
     Python's sqlite3 driver otherwise begins a transaction only at the first INSERT, UPDATE or
@@ -295,7 +295,7 @@ def set_up_schema(engine: Engine, tables: MetaData, version_table: Table, versio
     on SQLite a loser of a race retries. `name` ("the … has") starts SchemaTooNewError's message."""
     for attempt in range(3):
         try:
-            with _writing(engine) as conn:
+            with writing(engine) as conn:
                 if conn.dialect.name == "postgresql":
                     conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": lock_key})
                 tables.create_all(conn)  # only creates what is missing
@@ -358,19 +358,19 @@ def plausible_admin_token(raw: str | None) -> bool:
     return bool(raw) and len(raw) <= MAX_LINK_VALUE_CHARS and bool(_ADMIN_TOKEN.fullmatch(raw))
 
 
-def _sha256(text: str) -> str:
+def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _respondent(poll_id: int, session_token: str) -> str:
     if not session_token:
         raise ValueError("session_token must be a non-empty string")
-    return _sha256(f"{poll_id}:{session_token}")
+    return sha256_hex(f"{poll_id}:{session_token}")
 
 
 # ── Polls ───────────────────────────────────────────────────────────────────────────────────
 
-def _now() -> datetime:
+def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
@@ -383,7 +383,7 @@ def _is_expired(created_at: datetime, now: datetime) -> bool:
 def _poll(row, now: datetime | None = None) -> Poll:
     return Poll(id=row.id, code=row.code, question=row.question, protocol=row.protocol,
                 epsilon=float(row.epsilon), closed=row.closed_at is not None,
-                class_size=int(row.class_size), expired=_is_expired(row.created_at, now or _now()),
+                class_size=int(row.class_size), expired=_is_expired(row.created_at, now or utc_now()),
                 refused=int(row.refused_count))
 
 
@@ -411,12 +411,12 @@ def create_poll(engine: Engine, question: str, protocol: str, epsilon: float, *,
     token = secrets.token_urlsafe(ADMIN_TOKEN_BYTES)
     for _ in range(10):
         code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-        with _writing(engine) as conn:
+        with writing(engine) as conn:
             if conn.execute(select(polls.c.id).where(polls.c.code == code)).first():
                 continue  # about one chance in a billion per existing poll
             poll_id = conn.execute(insert(polls).values(
                 code=code, question=question, protocol=protocol, epsilon=float(epsilon),
-                admin_token_sha256=_sha256(token), created_at=_now(), class_size=class_size,
+                admin_token_sha256=sha256_hex(token), created_at=utc_now(), class_size=class_size,
                 refused_count=0, address_key=secrets.token_hex(16),
             )).inserted_primary_key[0]
         forget_expired_addresses(engine)
@@ -427,9 +427,9 @@ def create_poll(engine: Engine, question: str, protocol: str, epsilon: float, *,
 
 def forget_expired_addresses(engine: Engine, now: datetime | None = None) -> int:
     """Delete the per-address counts of every expired poll; returns how many rows went."""
-    cutoff = (now or _now()) - POLL_LIFETIME
+    cutoff = (now or utc_now()) - POLL_LIFETIME
     expired = select(polls.c.id).where(polls.c.created_at <= cutoff)
-    with _writing(engine) as conn:
+    with writing(engine) as conn:
         return conn.execute(delete(address_counts)
                             .where(address_counts.c.poll_id.in_(expired))).rowcount or 0
 
@@ -453,21 +453,21 @@ def poll_for_admin(engine: Engine, code: str | None, admin_token: str | None) ->
     with engine.connect() as conn:
         row = conn.execute(select(polls).where(polls.c.code == code)).first()
     # Constant-time comparison, so response timing says nothing about how much of a guess is right.
-    if row is None or not hmac.compare_digest(_sha256(admin_token), row.admin_token_sha256):
+    if row is None or not hmac.compare_digest(sha256_hex(admin_token), row.admin_token_sha256):
         return None
     return _poll(row)
 
 
 def set_closed(engine: Engine, poll_id: int, closed: bool) -> None:
-    with _writing(engine) as conn:
+    with writing(engine) as conn:
         conn.execute(update(polls).where(polls.c.id == poll_id)
-                     .values(closed_at=_now() if closed else None))
+                     .values(closed_at=utc_now() if closed else None))
 
 
 def set_class_size(engine: Engine, poll_id: int, class_size: int) -> None:
     """Change how many answers the poll takes (answers already in stay, even above it)."""
     class_size = check_class_size(class_size)
-    with _writing(engine) as conn:
+    with writing(engine) as conn:
         conn.execute(update(polls).where(polls.c.id == poll_id).values(class_size=class_size))
 
 
@@ -477,7 +477,7 @@ def reset_poll(engine: Engine, poll_id: int) -> None:
     Whether a session has answered is read from the answers themselves, so every student,
     including those who answered before, can answer again.
     """
-    with _writing(engine) as conn:
+    with writing(engine) as conn:
         conn.execute(delete(responses).where(responses.c.poll_id == poll_id))
         conn.execute(delete(address_counts).where(address_counts.c.poll_id == poll_id))
         conn.execute(update(polls).where(polls.c.id == poll_id)
@@ -486,7 +486,7 @@ def reset_poll(engine: Engine, poll_id: int) -> None:
 
 # ── Answers ─────────────────────────────────────────────────────────────────────────────────
 
-def _insert_for(engine: Engine):
+def insert_for(engine: Engine):
     return postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
 
 
@@ -503,8 +503,8 @@ def submit_answer(engine: Engine, poll_id: int, session_token: str, answer: int,
     if answer not in (0, 1):
         raise ValueError(f"answer must be 0 (No) or 1 (Yes), got {answer!r}")
     respondent = _respondent(poll_id, session_token)
-    now = _now()
-    with _writing(engine) as conn:
+    now = utc_now()
+    with writing(engine) as conn:
         poll = conn.execute(select(polls.c.closed_at, polls.c.created_at, polls.c.class_size,
                                    polls.c.address_key)
                             .where(polls.c.id == poll_id).with_for_update()).first()
@@ -535,13 +535,13 @@ def submit_answer(engine: Engine, poll_id: int, session_token: str, answer: int,
                          .values(refused_count=polls.c.refused_count + 1))
             return refusal
         inserted = conn.execute(
-            _insert_for(engine)(responses)
+            insert_for(engine)(responses)
             .values(poll_id=poll_id, respondent_sha256=respondent, answer=int(answer))
             .on_conflict_do_nothing(index_elements=["poll_id", "respondent_sha256"])
             .returning(responses.c.id)).first()
         if inserted is None:  # cannot happen under the lock; the constraint still says no
             return Submission.DUPLICATE
-        upsert = _insert_for(engine)(address_counts).values(
+        upsert = insert_for(engine)(address_counts).values(
             poll_id=poll_id, address_sha256=where, answers=1)
         conn.execute(upsert.on_conflict_do_update(
             index_elements=["poll_id", "address_sha256"],

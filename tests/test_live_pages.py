@@ -326,7 +326,7 @@ def test_an_expired_or_ended_session_says_so(engine):
     other, _ = live.create_session(engine, class_size=30)
     with engine.begin() as conn:
         conn.execute(update(live.sessions).where(live.sessions.c.id == other.id).values(
-            created_at=live._now() - live.SESSION_LIFETIME - timedelta(minutes=1)))
+            created_at=live.utc_now() - live.SESSION_LIFETIME - timedelta(minutes=1)))
     assert f"The live session {other.code} has ended" in text_of(phone(other.code))
     assert session.id != other.id
 

@@ -127,7 +127,7 @@ def test_an_expired_session_takes_no_votes_and_no_questions(engine, session):
     question = live.push_quiz(engine, opened.id, **QUIZ)
     with engine.begin() as conn:
         conn.execute(update(live.sessions).where(live.sessions.c.id == opened.id).values(
-            created_at=live._now() - live.SESSION_LIFETIME - timedelta(minutes=1)))
+            created_at=live.utc_now() - live.SESSION_LIFETIME - timedelta(minutes=1)))
     assert live.find_session(engine, opened.code).expired
     assert live.vote(engine, opened.id, question.id, 1, device(), 0) is Vote.ENDED
     with pytest.raises(live.LiveInputError, match="ended"):
@@ -431,7 +431,7 @@ def test_address_counts_of_expired_sessions_are_deleted(engine):
     assert live.forget_expired_addresses(engine) == 0
     with engine.begin() as conn:
         conn.execute(update(live.sessions).where(live.sessions.c.id == opened.id).values(
-            created_at=live._now() - live.SESSION_LIFETIME - timedelta(minutes=1)))
+            created_at=live.utc_now() - live.SESSION_LIFETIME - timedelta(minutes=1)))
     live.create_session(engine, class_size=10)  # a new session sweeps expired counts away
     assert rows(engine, live.address_counts) == []
     assert live.tally(engine, question.id, 3) == {1: [1, 0, 0]}  # the votes themselves stay
