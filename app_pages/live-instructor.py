@@ -202,9 +202,7 @@ def project_poll(question: live.Question) -> None:
                 f"**{len(randomized)}** of at most {poll.class_size} answers")
     if randomized:
         running = rr_running_estimates(randomized, poll.epsilon)
-        estimate, lower, upper = (100 * running[key][-1] for key in ("estimate", "lower", "upper"))
-        st.metric("Debiased estimate", f"{estimate:.0f}%", delta=f"95%: {lower:.0f}–{upper:.0f}%",
-                  delta_color="off", delta_arrow="off")
+        ui_poll.estimate_metric(running)
         chart(estimate_figure(running, ui_poll.epsilon_label(poll)))
     st.page_link(f"app_pages/{ui_poll.INSTRUCTOR_SLUG}.py", icon="📊",
                  label=f"Open poll {poll.code}'s controls", query_params={"code": poll.code})

@@ -183,19 +183,17 @@ def live_results() -> None:
         st.caption("Every answer came from one network address (usual when the room shares one "
                    "Wi-Fi, so this alone does not show a flood).")
     running = rr_running_estimates(randomized, current.epsilon)
-    estimate, lower, upper = (100 * running[key][-1] for key in ("estimate", "lower", "upper"))
     reported = 100 * running["reported_share"][-1]
     answers, said_yes, debiased = st.columns(3)
     answers.metric("Answers", f"{n} of {current.class_size}")
     said_yes.metric("Replies saying Yes", f"{reported:.0f}%")
-    debiased.metric("Debiased estimate", f"{estimate:.0f}%",
-                    delta=f"95%: {lower:.0f}–{upper:.0f}%", delta_color="off", delta_arrow="off")
+    shown = ui_poll.estimate_metric(running, debiased)
     chart(estimate_figure(running, ui_poll.epsilon_label(current)))
-    lessons.render(SLUG, "live", n=n, reported=reported, estimate=estimate, lower=lower,
-                   upper=upper, protocol=ui_poll.epsilon_label(current),
-                   keep=ui_poll.keep_percent(current))
-    if not 0 <= estimate <= 100:
-        lessons.render(SLUG, "overshoot")
+    lessons.render(SLUG, "live", answers=f"{n} answer{'s' if n != 1 else ''}", reported=reported,
+                   estimate=shown["shown"], lower=shown["lower"], upper=shown["upper"],
+                   protocol=ui_poll.epsilon_label(current), keep=ui_poll.keep_percent(current))
+    if shown["cut"]:
+        lessons.render(SLUG, "overshoot", raw=shown["raw_text"], shown=shown["shown"])
     st.download_button("⬇️ Export the randomized answers (CSV)", store.answers_csv(randomized),
                        file_name=f"poll-{poll.code}.csv", mime="text/csv", on_click="ignore",
                        key="poll_export")

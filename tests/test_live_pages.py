@@ -18,7 +18,7 @@ from tests.conftest import app_test, assert_clean, chart_specs, lesson
 from ui import lessons
 from ui import live as ui_live
 from ui import poll as ui_poll
-from ui.plain_figure import spec_mismatches
+from ui.plain_figure import decode_array, spec_mismatches
 
 INSTRUCTOR = lesson("live-instructor")
 JOIN = lesson("live-join")
@@ -280,6 +280,24 @@ def test_a_poll_is_pushed_by_reference_and_the_projector_shows_its_estimate(engi
     teacher.text_input(key="live_poll_code").input("ZZZZZZ").run()
     click(teacher, "live_push_poll")
     assert "no class poll with that code" in text_of(teacher)
+
+
+def test_the_projected_poll_shows_its_estimate_cut_to_0_100_with_the_unbiased_value_in_its_help(engine):
+    """Issue 14: one answer made the projector say "Debiased estimate -50%" (or 150%). The live
+    class uses the class poll's one rule (ui.poll.estimate_metric, ui.charts.poll.shown_share)."""
+    teacher, _ = start()
+    poll, _ = store.create_poll(engine, "Copied homework?", store.PROTOCOL_COINS, math.log(3),
+                                class_size=30)
+    store.submit_answer(engine, poll.id, "poll-session-0", 0)
+    teacher.text_input(key="live_poll_code").input(poll.code).run()
+    click(teacher, "live_push_poll")
+    (estimate,) = [m for m in teacher.metric if m.label == "Debiased estimate"]
+    assert estimate.value == "0%" and "too few answers to tell" in estimate.delta
+    assert "The unbiased formula gives -50.0% here" in estimate.help
+    (spec,) = chart_specs(teacher)
+    (line,) = [t for t in spec["data"] if t["name"].startswith("debiased estimate")]
+    go.Figure(spec)
+    assert all(0 <= y <= 100 for y in decode_array(line["y"])) and line["text"] == ["<br>(cut from -50.0%)"]
 
 
 # ── "Ask the class" beside a lesson quiz ────────────────────────────────────────────────────

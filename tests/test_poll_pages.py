@@ -16,6 +16,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from classroom import limits, store
 from tests.conftest import app_test, assert_clean, chart_specs, lesson, page_text
 from ui import poll as ui_poll  # noqa: E402
+from ui.plain_figure import decode_array
 
 INSTRUCTOR = lesson("poll-instructor")
 JOIN = lesson("poll-join")
@@ -178,7 +179,7 @@ def test_full_flow(poll_database, downloads):
     assert spec["layout"]["title"]["text"].startswith("Debiased estimate as answers arrive")
     assert isinstance(spec["layout"]["template"], dict)
     assert [trace["name"] for trace in spec["data"]] == [
-        "95% interval for the true share", "debiased estimate", "reported Yes (raw)"]
+        "95% interval for the true share", "debiased estimate (cut to 0–100%)", "reported Yes (raw)"]
 
     # Export: randomized answers only, in arrival order; no tokens, no truth.
     (button,) = instructor.get("download_button")
@@ -381,6 +382,61 @@ def test_restarting_the_server_loses_no_answer(poll_database):
     ui_poll._engine_for.clear()  # what a restart does to the cached engine
     at = app_test(INSTRUCTOR, {"code": code, "admin": token_of(admin_link)})
     assert metric(at, "Answers") == "3 of 30"
+
+
+def estimate_element(at):
+    return next(m for m in at.metric if m.label == "Debiased estimate")
+
+
+def plotted_estimate(at) -> list[float]:
+    (spec,) = chart_specs(at)
+    go.Figure(spec)  # validate what is sent
+    trace = next(t for t in spec["data"] if t["name"].startswith("debiased estimate"))
+    return list(decode_array(trace["y"]))
+
+
+@pytest.mark.parametrize(("answers", "shown", "interval", "raw"), [
+    ([1], "100%", "0–100% · too few answers to tell", "150.0%"),
+    ([1, 1], "100%", "0–100% · too few answers to tell", "150.0%"),
+    ([1, 1, 1], "100%", "19–100%", "150.0%"),
+    ([0], "0%", "0–100% · too few answers to tell", "-50.0%"),
+    ([0, 0, 0], "0%", "0–81%", "-50.0%"),
+    ([1, 1, 0], "83%", "0–100% · too few answers to tell", "83.3%")])
+def test_few_answers_show_a_possible_share_and_the_unbiased_one_a_click_away(
+        poll_database, answers, shown, interval, raw):
+    """Issue 14: after 1–3 answers the projector said "Debiased estimate 150%". The large number is
+    now cut to 0–100% (the same rule in the chart), the ⓘ gives the unbiased value, and while the
+    interval spans nearly all of 0–100% the metric says so."""
+    at, code, _ = create_poll()
+    engine = store.make_engine(poll_database)
+    poll = store.find_poll(engine, code)
+    for i, bit in enumerate(answers):
+        store.submit_answer(engine, poll.id, f"poll-session-{i}", bit)
+    at.run()
+    assert_clean(at)
+    element = estimate_element(at)
+    assert (element.value, element.delta) == (shown, f"95%: {interval}")
+    assert f"gives {raw} here" in element.help
+    cut = raw != "83.3%"
+    assert ("cut to" in element.help.split("\n")[0]) is cut
+    assert (f"The unbiased formula gives {raw}" in page_text(at)) is cut  # the overshoot paragraph
+    assert f"estimated **{shown}**" in page_text(at)
+    assert all(0 <= y <= 100 for y in plotted_estimate(at))
+
+
+def test_many_answers_leave_the_estimate_as_it_is(poll_database):
+    """With 400 answers the interval is informative: no "too few" note, nothing cut."""
+    at, code, _ = create_poll(class_size=400)
+    engine = store.make_engine(poll_database)
+    poll = store.find_poll(engine, code)
+    for i in range(400):
+        store.submit_answer(engine, poll.id, f"poll-session-{i}", int(i % 5 < 2))  # 40% say Yes
+    at.run()
+    assert_clean(at)
+    element = estimate_element(at)
+    assert element.value == "30%" and "too few" not in element.delta  # (0.4 − 0.25)/0.5
+    assert "The unbiased formula gives 30.0% here." in element.help
+    assert "The unbiased formula gives" not in page_text(at)
 
 
 def test_instructor_notes_numbers_match_the_interval():

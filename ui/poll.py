@@ -25,6 +25,7 @@ from classroom import limits, store
 from dp import randomized_response, rr_keep_probability
 from dp.local_dp import coin_report
 from ui import lessons
+from ui.charts.poll import cut_note, percent_text, shown_share
 from ui.params import url_value
 from ui.text import plain  # noqa: F401 (the poll pages call ui.poll.plain)
 
@@ -211,6 +212,37 @@ def say_seconds(seconds: float) -> str:
 
 def keep_percent(poll: store.Poll) -> str:
     return f"{100 * rr_keep_probability(poll.epsilon):.1f}%"
+
+
+# ── The debiased estimate in large type (both instructor pages) ─────────────────────────────
+
+# An interval at least this wide (in percentage points of 0–100%) says little about the class.
+UNINFORMATIVE_SPAN = 90.0
+
+
+def latest_estimate(running: dict[str, np.ndarray]) -> dict[str, float | str | bool]:
+    """The newest point of dp.rr_inference.rr_running_estimates, as the projector shows it, in %:
+    the estimate cut to 0–100% ("shown"), the unbiased one ("raw"), the 95% interval, and
+    whether that interval is too wide to say much ("few")."""
+    raw, lower, upper = (100 * float(running[key][-1]) for key in ("estimate", "lower", "upper"))
+    return {"raw": raw, "raw_text": percent_text(raw), "shown": 100 * float(shown_share(raw / 100)),
+            "lower": lower, "upper": upper, "cut": bool(cut_note(raw)),
+            "few": upper - lower >= UNINFORMATIVE_SPAN}
+
+
+def estimate_metric(running: dict[str, np.ndarray], where=st) -> dict[str, float | str | bool]:
+    """The "Debiased estimate" metric: the estimate cut to 0–100%, its 95% interval (and "too
+    few answers to tell" while that interval spans most of 0–100%), and in its ⓘ the unbiased
+    value and why it can leave 0–100%. Returns latest_estimate's numbers."""
+    numbers = latest_estimate(running)
+    help_text = lessons.section_text(INSTRUCTOR_SLUG, "overshoot" if numbers["cut"] else "estimate-help",
+                                     raw=numbers["raw_text"], shown=numbers["shown"])
+    interval = f"95%: {numbers['lower']:.0f}–{numbers['upper']:.0f}%"
+    if numbers["few"]:
+        interval += " · too few answers to tell"
+    where.metric("Debiased estimate", f"{numbers['shown']:.0f}%", delta=interval, delta_color="off",
+                 delta_arrow="off", help=help_text)
+    return numbers
 
 
 # ── The join pages' code form (class poll and live class) ───────────────────────────────────

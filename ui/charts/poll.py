@@ -15,6 +15,31 @@ MAX_POINTS = 600  # a big class is thinned to this many points before it is sent
 LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.28, "x": 0, "xanchor": "left"}
 
 
+def shown_share(estimate):
+    """The debiased share as the poll shows it: cut to [0, 1], the range the true share lies in.
+
+    The unbiased estimate (dp.rr_inference.rr_debiased_share) can leave [0, 1] by chance in the
+    coins; cutting it is post-processing (no privacy cost), and makes it slightly biased near 0
+    and 1. The one rule used by the poll's chart and by both instructor pages' figures.
+    """
+    return np.clip(estimate, 0.0, 1.0)
+
+
+def percent_text(raw_percent: float) -> str:
+    """The unbiased estimate in %, to one decimal, or more when it is outside 0–100% but would
+    round to 0 or 100 (so that it never reads as the bound it is cut to)."""
+    for decimals in range(1, 6):
+        text = f"{raw_percent:.{decimals}f}"
+        if 0 <= raw_percent <= 100 or float(text) not in (0.0, 100.0):
+            break
+    return text
+
+
+def cut_note(raw_percent: float) -> str:
+    """How a cut estimate reads in a hover: "" when the estimate is inside 0–100%."""
+    return "" if 0 <= raw_percent <= 100 else f"cut from {percent_text(raw_percent)}%"
+
+
 def estimate_figure(running: dict[str, np.ndarray], epsilon_label: str) -> go.Figure:
     """Debiased Yes share (%) after each answer, its 95% band, and the raw reported Yes share."""
     n = np.asarray(running["n"])
@@ -22,6 +47,8 @@ def estimate_figure(running: dict[str, np.ndarray], epsilon_label: str) -> go.Fi
     x = n[idx]
     percent = {key: 100 * np.asarray(running[key])[idx]
                for key in ("estimate", "lower", "upper", "reported_share")}
+    raw = percent["estimate"]
+    notes = [cut_note(value) for value in raw]
     fig = figure(f"Debiased estimate as answers arrive ({epsilon_label})",
                  "answers received (people)", "share answering Yes (%)",
                  yaxis={"title": {"text": "share answering Yes (%)"}, "range": [-5, 105]},
@@ -34,9 +61,12 @@ def estimate_figure(running: dict[str, np.ndarray], epsilon_label: str) -> go.Fi
                    mode="lines", fill="toself", fillcolor="rgba(86, 180, 233, 0.3)",
                    line={"width": 0, "color": "rgba(86, 180, 233, 0.3)"},
                    name="95% interval for the true share", hoverinfo="skip"),
-        go.Scatter(x=x, y=percent["estimate"], mode=mode, name="debiased estimate",
+        # Drawn cut to 0–100% like the number above the chart; the hover gives the unbiased value.
+        go.Scatter(x=x, y=100 * shown_share(raw / 100), mode=mode,
+                   name="debiased estimate (cut to 0–100%)",
                    line=series_style(0)["line"], marker=series_style(0)["marker"],
-                   hovertemplate="%{x} answers<br>estimate %{y:.1f}%<extra></extra>"),
+                   text=[f"<br>({note})" if note else "" for note in notes],
+                   hovertemplate="%{x} answers<br>estimate %{y:.1f}%%{text}<extra></extra>"),
         go.Scatter(x=x, y=percent["reported_share"], mode="lines", name="reported Yes (raw)",
                    line=series_style(1)["line"],
                    hovertemplate="%{x} answers<br>reported Yes %{y:.1f}%<extra></extra>"),
