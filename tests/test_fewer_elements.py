@@ -9,10 +9,14 @@ fresh page at the new value shows.
 from __future__ import annotations
 
 import math
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.conftest import app_test, assert_clean, chart_specs, lesson
+from bench.load import Session
+from tests.conftest import app_test, assert_clean, chart_specs, lesson, run_coroutine, serve_app
+from tests.links import LABEL, links, open_links
 
 LN3 = math.log(3)
 
@@ -99,3 +103,87 @@ def test_machine_learning_data_settings_rerun_the_demos_that_read_them(key, valu
     fresh_specs = chart_specs(fresh)
     for spec in chart_specs(at):
         assert spec in fresh_specs, spec["layout"]["title"]["text"]
+
+
+# ── Lazy link popovers (ui.share.copy_link) ───────────────────────────────────────────────────
+
+
+def _link_popovers(at) -> list:
+    return [block for block in at.get("popover") if block.proto.popover.label == LABEL]
+
+
+def test_a_closed_link_popover_holds_nothing_and_an_opened_one_the_whole_link():
+    page = lesson("randomized-response")
+    at = app_test(page, {"rr_eps": "0.5"})
+    popovers = _link_popovers(at)
+    assert len(popovers) >= 6  # one per demo
+    assert all(not block.children for block in popovers)
+    at.select_slider(key="rr_eps").set_value(3.0).run()  # a move reruns the demos...
+    assert_clean(at)
+    assert all(not block.children for block in _link_popovers(at))  # ...not their links
+    assert not [code for code in at.get("code") if "seed=" in code.value]
+
+    shown = links(at)  # opened, as a click does
+    assert len(shown) == len(_link_popovers(at)) >= 6 and len(set(shown)) == 1
+    carried = parse_qs(urlsplit(shown[0]).query)
+    assert carried["rr_eps"] == ["3"] and carried["seed"] == ["2014"]
+    assert "present" not in carried and "step" not in carried
+    buttons = [h.value for h in at.get("html") if "data-dplab-link" in h.value]
+    assert len(buttons) == len(shown)  # the visible copy button, for touch screens
+    assert all("📋 Copy the link" in button for button in buttons)
+
+
+def test_an_open_link_popover_follows_the_sliders_and_closes_empty():
+    page = lesson("laplace")
+    at = open_links(app_test(page))
+    assert len(links(at)) >= 8  # every demo's popover is open
+    at.select_slider(key="lap_eps").set_value(2.0).run()
+    assert_clean(at)
+    assert all(parse_qs(urlsplit(link).query)["lap_eps"] == ["2"] for link in links(at))
+    for block in _link_popovers(at):
+        at.session_state[block.proto.popover.id.split("-", 2)[2]] = False
+    at.run()
+    assert all(not block.children for block in _link_popovers(at))
+
+
+class _Watching(Session):
+    """A bench session that also notes the kind of each element a run sends, and links."""
+
+    kinds: list[str]
+
+    def _take_delta(self, forward: ForwardMsg) -> None:
+        delta = forward.delta
+        kind = delta.WhichOneof("type")
+        element = delta.new_element
+        if kind == "new_element" and element.WhichOneof("type") == "code":
+            kind = "link" if "seed=" in element.code.code_text else "code"
+        elif kind == "new_element" and element.WhichOneof("type") == "html":
+            kind = "copy button" if "data-dplab-link" in element.html.body else "html"
+        self.kinds.append(kind)
+        super()._take_delta(forward)
+
+
+def test_a_randomized_response_move_sends_no_link_and_fewer_elements():
+    """On a live server: an ε move sends the demos, not their closed link popovers' contents.
+
+    Before the popovers were lazy, a move sent 125 elements, 18 of them the six links, copy
+    buttons and captions; now it sends no code element at all, and about 107.
+    """
+
+    async def moves() -> list[tuple[int, list[str]]]:
+        with serve_app() as url:
+            session = _Watching(int(url.rsplit(":", 1)[1]), "randomized-response")
+            session.kinds = []
+            await session.open()
+            sent = []
+            for _ in range(3):
+                session.kinds = []
+                await session.move()
+                sent.append((session.elements, session.kinds))
+            await session.close()
+            return sent
+
+    for elements, kinds in run_coroutine(moves()):
+        assert kinds.count("add_block") > 10  # the demos did rerun
+        assert "link" not in kinds and "copy button" not in kinds, kinds
+        assert elements <= 112, elements

@@ -109,8 +109,17 @@ def _fill(popover, slug: str) -> None:
                    "random pictures, for anyone who opens it.")
 
 
+def share_key(demo: str) -> str:
+    """The session-state key of a demo's link popover (True while it is open)."""
+    return f"{demo}_share"
+
+
 def copy_link(slug: str, demo: str) -> None:
     """A small popover with the link to this view and a copy button.
+
+    The popover is lazy: opening it reruns its demo, and only an open popover holds the
+    link, its copy button and its caption. A closed one is one element, so moving a slider
+    does not resend three elements per demo that nobody is looking at (issue 16).
 
     The popover sits at the top of its demo, but on a page run its link is written at the
     end (fill_links), once every widget of the page has run: a demo's link then carries the
@@ -119,7 +128,9 @@ def copy_link(slug: str, demo: str) -> None:
     """
     if presenter_mode():
         return
-    popover = st.popover("🔗 Copy link to this view", key=f"{demo}_share")
+    popover = st.popover("🔗 Copy link to this view", key=share_key(demo), on_change="rerun")
+    if not popover.open:
+        return
     ctx = get_script_run_ctx()
     if ctx and ctx.fragment_ids_this_run:
         _fill(popover, slug)
