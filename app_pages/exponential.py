@@ -117,6 +117,11 @@ def selection_demo() -> None:
         t = range_slider("t in the utility theorem", 0.0, 5.0, 1.0, "exp_sel_t", step=0.5)
         show_notes = st.toggle("Also show the notes' exp(εu/Δu), which is 2ε-DP in general",
                                key="exp_sel_notes")
+    # In presenter mode the table of candidates is a screen of its own, next to the chart of
+    # their chances against ε; the chart and the numbers above still follow it.
+    lessons.step()
+    editor, sweep_plot = st.columns([2, 3], gap="large")
+    with editor:
         st.caption(f"Candidates and scores: edit, add or delete rows (2 to {MAX_CANDIDATES}).")
         table = table_editor("exp_sel_table", DEFAULT_CANDIDATES, {
             "candidate": st.column_config.TextColumn("candidate", max_chars=40),
@@ -129,7 +134,8 @@ def selection_demo() -> None:
         scores = auction.read_numbers("Scores", table["score"], minimum=-MAX_SCORE, maximum=MAX_SCORE,
                                       max_count=MAX_CANDIDATES, min_count=2)
     except ValueError as error:
-        plot.warning(f"{error} The chart comes back once the table is fixed.")
+        for place in (plot, sweep_plot):  # next to each chart it stops
+            place.warning(f"{error} The charts come back once the table of candidates is fixed.")
         return
     order = np.argsort(-scores, kind="stable")
     names, scores = [names[i] for i in order], scores[order]
@@ -145,10 +151,11 @@ def selection_demo() -> None:
     with controls:
         lessons.render(SLUG, "sel-formula", coef=epsilon / (2 * sensitivity),
                        step=math.exp(epsilon / (2 * sensitivity)))
+    with plot:  # under the chart they read from, which leaves the controls short
         a, b = st.columns(2)
         a.metric(f"Pr[{names[0]}]", f"{probabilities[0]:.1%}")
         b.metric("Pr[below the line]", f"{p_below:.2%}", help=f"The theorem promises ≤ e^−t = {math.exp(-t):.2%}.")
-    with plot:
+    with sweep_plot:
         chart(charts.selection_sweep_figure(SWEEP_EPSILONS, names, sweep, epsilon),
               width="stretch", key="exp_sel_sweep")
     tied = int(np.sum(scores == scores[0]))
@@ -350,12 +357,6 @@ def median_demo() -> None:
         chart(charts.median_outputs_figure(view["centres"], view["data_share"], view["outputs"],
                                            view["true_median"], x_title, discrete),
               width="stretch", key="exp_med_outputs")
-    with controls:
-        lessons.render(SLUG, "med-formula")
-        cols = st.columns(3)
-        for col, name, label in zip(cols, charts.MEDIAN_LABELS, ["exp. mech.", "Laplace", "histogram"],
-                                    strict=True):
-            col.metric(label, people(errors_now[name]), help="mean rank error, in people")
     scale, width = view["sensitivity"] / epsilon, upper - lower
     if math.isclose(scale, width):
         compare = "exactly the width of the range"
@@ -376,6 +377,12 @@ def median_demo() -> None:
   view["view_x"], view["view_p"], view["view_err"],
   "points below the interval (rank)" if not discrete else "education level", title),
   width="stretch", key="exp_med_scores")
+        # the score and each method's error at this ε, under the scores (next to the error's chart)
+        lessons.render(SLUG, "med-formula")
+        cols = st.columns(3)
+        for col, name, label in zip(cols, charts.MEDIAN_LABELS, ["exp. mech.", "Laplace", "histogram"],
+                                    strict=True):
+            col.metric(label, people(errors_now[name]), help="mean rank error, in people")
     with right:
         chart(charts.rank_error_figure(EPSILONS, view["sweep_eps"], "ε (log scale)", epsilon,
                                        f"ε = {epsilon:g}", f"Rank error against ε (n = {n:,})"),
@@ -433,9 +440,8 @@ def random_bids(n: int, seed: list[int]) -> np.ndarray:
 @lessons.demo
 def auction_demo() -> None:
     copy_link(SLUG, "auction_demo")
-    controls, plot = st.columns([2, 3], gap="large")
-    with controls:
-        epsilon = epsilon_slider("exp_auc_eps", 1.0)
+    bidders, revenue_plot = st.columns([2, 3], gap="large")
+    with bidders:
         source = choice_radio("Bidders", list(SOURCES), "table", "exp_auc_source", format_func=SOURCES.get)
         if source == "table":
             st.caption(f"Bids (1 to {MAX_BIDS} rows, each between 0 and {MAX_BID:,.0f}).")
@@ -446,8 +452,7 @@ def auction_demo() -> None:
         else:
             n = n_slider("exp_auc_n", 100, options=AUCTION_NS, label="n (bidders, bids uniform in [0, 10])")
             resample_button("exp_auc", "🎲 New bidders")
-        menu = choice_radio("Candidate prices", list(MENUS), "bids", "exp_auc_menu", format_func=MENUS.get)
-        cap = choice_slider("highest price on the public menu", [1, 2, 5, 10, 20, 50, 100], 5, "exp_auc_cap")
+    error = None
     try:
         if source == "table":
             bids = auction.read_numbers("Bids", table["bid"], minimum=0, maximum=MAX_BID, max_count=MAX_BIDS)
@@ -455,27 +460,52 @@ def auction_demo() -> None:
             bids = random_bids(n, demo_seed("exp_auc"))
         if not np.max(bids) > 0:
             raise ValueError("Bids: every bid is 0, so no price earns anything; make one bid positive.")
-    except ValueError as error:
-        plot.warning(f"{error} The charts come back once the bids are fixed.")
+    except ValueError as problem:
+        error = f"{problem} The charts come back once the bids are fixed."
+        revenue_plot.warning(error)
+    # In presenter mode: the bidders and their revenue curve; the mechanism (ε, the menu) and the
+    # price it picks; its expected revenue with the caution about a menu of bids; truthfulness.
+    lessons.step()
+    controls, plot = st.columns([2, 3], gap="large")
+    with controls:
+        epsilon = epsilon_slider("exp_auc_eps", 1.0)
+        menu = choice_radio("Candidate prices", list(MENUS), "bids", "exp_auc_menu", format_func=MENUS.get)
+        cap = choice_slider("highest price on the public menu", [1, 2, 5, 10, 20, 50, 100], 5, "exp_auc_cap")
+    if error is not None:
+        if presenter_mode():  # the deck keeps its screens, each with the note, while bids are fixed
+            plot.warning(error)
+            lessons.step()
+            st.warning(error)
+            lessons.step()
+            st.warning(error)
         return
     prices = np.unique(bids[bids > 0]) if menu == "bids" else auction.price_grid(cap)
     sensitivity = float(prices.max())
     revenues = auction.revenue(bids, prices)
-    probabilities = auction.price_probabilities(bids, prices, epsilon, sensitivity)
     opt, opt_price = float(revenues.max()), float(prices[np.argmax(revenues)])
-    expected = auction.expected_revenue(bids, prices, AUCTION_EPSILONS, sensitivity)
-    guarantee = [auction.utility_threshold(opt, e, sensitivity, len(prices), 1.0) for e in AUCTION_EPSILONS]
-    at = int(np.searchsorted(AUCTION_EPSILONS, epsilon))
     highest = float(bids.max())
     x, y = auction.revenue_curve(bids, max(highest * 1.15, highest + 0.2))
     bid_prices = np.unique(bids[bids > 0])
-    with plot:
+    with revenue_plot:
         chart(charts.revenue_figure(x, y, bid_prices, auction.revenue(bids, bid_prices), opt_price,
                                     highest, annotate_jump=len(bid_prices) <= 60),
               width="stretch", key="exp_auc_revenue")
+    probabilities = auction.price_probabilities(bids, prices, epsilon, sensitivity)
+    expected = auction.expected_revenue(bids, prices, AUCTION_EPSILONS, sensitivity)
+    guarantee = [auction.utility_threshold(opt, e, sensitivity, len(prices), 1.0) for e in AUCTION_EPSILONS]
+    at = int(np.searchsorted(AUCTION_EPSILONS, epsilon))
+    with plot:
         chart(charts.price_figure(prices, probabilities, epsilon, opt_price), width="stretch",
               key="exp_auc_prices")
     with controls:
+        lessons.render(SLUG, "auc-formula", du=fmt(sensitivity), menu=f"{len(prices):,}",
+                       coef=epsilon / (2 * sensitivity))
+    lessons.step()
+    left, right = st.columns(2, gap="large")
+    with left:
+        a, b = st.columns(2)
+        a.metric("E[revenue]", fmt(expected[at]))
+        b.metric("OPT", fmt(opt), help=f"best price on this menu: {opt_price:.2f}")
         if menu == "bids":
             public = auction.price_grid(cap)
             st.warning(lessons.section_text(
@@ -484,11 +514,9 @@ def auction_demo() -> None:
                 bids_loss=fmt(-auction.utility_threshold(0.0, epsilon, sensitivity, len(prices), 1.0)),
                 grid_loss=fmt(-auction.utility_threshold(0.0, epsilon, float(public.max()), len(public),
                                                          1.0))), icon="⚠️")
-        lessons.render(SLUG, "auc-formula", du=fmt(sensitivity), menu=f"{len(prices):,}",
-                       coef=epsilon / (2 * sensitivity))
-        a, b = st.columns(2)
-        a.metric("E[revenue]", fmt(expected[at]))
-        b.metric("OPT", fmt(opt), help=f"best price on this menu: {opt_price:.2f}")
+    with right:
+        chart(charts.expected_revenue_figure(AUCTION_EPSILONS, expected, opt, guarantee, epsilon),
+              width="stretch", key="exp_auc_expected")
     public = auction.price_grid(cap)
     if menu == "bids":
         other = public
@@ -524,11 +552,8 @@ def auction_demo() -> None:
     utilities = auction.bidder_utilities(bids, bidder, highest, reports, grid, epsilon)
     truthful = float(auction.bidder_utilities(bids, bidder, highest, [highest], grid, epsilon)[0])
     lessons.step()
-    left, right = st.columns(2, gap="large")
-    with left:
-        chart(charts.expected_revenue_figure(AUCTION_EPSILONS, expected, opt, guarantee, epsilon),
-              width="stretch", key="exp_auc_expected")
-    with right:
+    truth_plot, truth_text = st.columns([3, 2], gap="large")
+    with truth_plot:
         chart(charts.truthfulness_figure(reports, utilities, highest, truthful,
                                          math.exp(epsilon) * truthful),
               width="stretch", key="exp_auc_truthful")
@@ -539,8 +564,9 @@ def auction_demo() -> None:
         else "auc-lie-best" if money(utilities[best]) != money(truthful) else "auc-lie-shade",
         best_report=fmt(reports[best]), best_lie=money(utilities[best]),
         bound=money(math.exp(epsilon) * truthful))
-    lessons.render(SLUG, "auc-truthful", value=fmt(highest), cap=fmt(cap), truthful=money(truthful),
-                   best_lie=best_lie, factor=fmt(math.exp(epsilon)), grid_size=f"{len(grid):,}")
+    with truth_text:
+        lessons.render(SLUG, "auc-truthful", value=fmt(highest), cap=fmt(cap), truthful=money(truthful),
+                       best_lie=best_lie, factor=fmt(math.exp(epsilon)), grid_size=f"{len(grid):,}")
     opendp_expander(opendp_snippets.price_choice(
         epsilon, menu, cap, bids=bids.tolist() if source == "table" else None,
         n=len(bids), bid_top=RANDOM_BID_TOP))
@@ -570,7 +596,7 @@ def coin_view(theta: float, flips: int, epsilon: float, seed: list[int]) -> dict
     }
 
 
-@st.fragment
+@lessons.demo
 def coin_demo() -> None:
     copy_link(SLUG, "coin_demo")
     controls, plot = st.columns([2, 3], gap="large")
@@ -585,14 +611,19 @@ def coin_demo() -> None:
         chart(charts.coin_density_figure(view["grid"], view["exp_density"], view["centres"],
                                          view["lap_density"], view["heads"] / flips),
               width="stretch", key="exp_coin_density")
-        chart(charts.coin_variance_figure(COIN_FLIPS, view["variances"], flips), width="stretch",
-              key="exp_coin_variance")
     with controls:
         lessons.render(SLUG, "coin-formula", c=view["c"], a=view["a"], b=view["b"], lap_b=fmt(1 / epsilon),
                        eps=epsilon)
+    # In presenter mode the spread of the two estimates, here and against N, is a screen of its own.
+    lessons.step()
+    spread, plot = st.columns([2, 3], gap="large")
+    with spread:
         a, b = st.columns(2)
         a.metric("sd, exponential", f"{view['sd_exp']:.4f}")
         b.metric("sd, Laplace", f"{view['sd_lap']:.4f}")
+    with plot:
+        chart(charts.coin_variance_figure(COIN_FLIPS, view["variances"], flips), width="stretch",
+              key="exp_coin_variance")
     variances = view["variances"]
     ahead = variances["laplace"] < variances["exponential"]
     cross = COIN_FLIPS[int(np.argmax(ahead))] if ahead.any() else None
@@ -628,7 +659,7 @@ def picks_option_a(outputs) -> np.ndarray:
     return np.asarray(outputs) == 0
 
 
-@st.fragment
+@lessons.demo
 def audit_demo() -> None:
     copy_link(SLUG, "audit_demo")
     controls, plot = st.columns([2, 3], gap="large")
@@ -636,8 +667,6 @@ def audit_demo() -> None:
         epsilon = epsilon_slider("exp_aud_eps", 1.0, options=[e for e in EPSILONS if 0.1 <= e <= 5])
         m = choice_slider("m (options other than A)", AUDIT_MS, 20, "exp_aud_m")
         form = choice_radio("Mechanism", list(FORMS), "app", "exp_aud_form", format_func=FORMS.get)
-        st.caption("Whichever formula runs, the panel checks the claim \"ε-DP\" at the slider's ε.")
-        resample_button("exp_aud", "🎲 New samples")
     scores_d, scores_d_prime = auction.approval_scores(m)
     used = epsilon if form == "app" else 2 * epsilon  # the notes' form at ε is ours at 2ε
     losses = {f: [auction.privacy_loss(*auction.approval_scores(size), e, 1.0) for size in AUDIT_MS]
@@ -645,12 +674,18 @@ def audit_demo() -> None:
     with plot:
         chart(charts.loss_figure(AUDIT_MS, losses["app"], losses["notes"], epsilon, m),
               width="stretch", key="exp_aud_chart")
-    with controls:
+    # In presenter mode the audit, with its button for new samples, is a screen of its own.
+    lessons.step()
+    sampling, verdict = st.columns([2, 3], gap="large")
+    with sampling:
+        st.caption("Whichever formula runs, the panel checks the claim \"ε-DP\" at the slider's ε.")
+        resample_button("exp_aud", "🎲 New samples")
+    with verdict:
         epsilon_hat = audit_panel("exp_aud", functools.partial(sample_choices, scores_d, used),
-                    functools.partial(sample_choices, scores_d_prime, used), picks_option_a,
-                    promised_epsilon=epsilon, event_label="{the output is option A}",
-                    cache_key=("exp_aud", epsilon, m, form),
-                    exact_loss=auction.privacy_loss(scores_d, scores_d_prime, used, 1.0))
+                                  functools.partial(sample_choices, scores_d_prime, used), picks_option_a,
+                                  promised_epsilon=epsilon, event_label="{the output is option A}",
+                                  cache_key=("exp_aud", epsilon, m, form),
+                                  exact_loss=auction.privacy_loss(scores_d, scores_d_prime, used, 1.0))
     loss_notes = auction.privacy_loss(scores_d, scores_d_prime, 2 * epsilon, 1.0)
     values = {"eps": epsilon, "m": m, "loss_notes": loss_notes, "epsilon_hat": epsilon_hat}
     caught = epsilon_hat > epsilon
