@@ -4,6 +4,7 @@ import streamlit as st
 
 import serve
 from ui import lessons as deck
+from ui import warm
 from ui.course import navigation
 from ui.params import forget_link_widgets, note_unknown_link_keys
 from ui.presenter import presenter_requested, presenter_style, presenter_toggle
@@ -15,6 +16,7 @@ from ui.show import CHART_CSS
 limit_repeated_tracebacks()  # a script's malformed widget states must not flood the log
 
 serve.nodelay_in_process()  # no 40 ms Nagle stall per move under plain `streamlit run` (docs/NAGLE.md)
+warm.start()  # once per process, in the background: the slowest first visits' caches (ui/warm.py)
 # Presenter mode folds the sidebar, whether a link asked for it or the sidebar's own switch
 # was just turned on (its new value is in the session state before this line runs).
 st.set_page_config(page_icon="🔒", layout="wide",
