@@ -191,8 +191,8 @@ def _percent(probability: float) -> str:
     """A probability as a percentage that rounds to 0 or 100 only when it is exactly 0 or 1."""
     if probability <= 0 or probability >= 1:
         return f"{100 * probability:.0f}"
-    if probability > 0.99:  # show enough digits to stay visibly below 100
-        return _significant(100 * probability, max(3, 1 + math.floor(-math.log10(1 - probability))))
+    if probability > 0.99:  # enough digits to stay visibly below 100, and apart from a 99% prior
+        return _significant(100 * probability, max(3, 2 + math.floor(-math.log10(1 - probability))))
     return _significant(100 * probability)
 
 
@@ -214,14 +214,14 @@ def _bayes_view(prior: float, epsilon: float):
     simple_lower, simple_upper = simple_posterior_bounds(prior, grid)
     low, high = posterior_bounds(prior, epsilon)
     simple_low, simple_high = simple_posterior_bounds(prior, epsilon)
-    figure = charts.posterior_band(grid, lower, upper, prior, epsilon, low, high,
-                                   simple_lower, simple_upper)
     numbers = {
         "prior_pct": _percent(prior), "upper_pct": _percent(high), "lower_pct": _percent(low),
         "e_eps": _tex_number(math.exp(epsilon)), "prior_odds": _odds(prior), "post_odds": _odds(high),
         "eps_label": _eps_label(epsilon), "simple_lower_pct": _percent(simple_low),
         "simple_upper_pct": "100" if simple_high >= 1 else _percent(simple_high),
     }
+    figure = charts.posterior_band(grid, lower, upper, prior, epsilon, low, high, simple_lower,
+                                   simple_upper, labels=(f"{numbers['lower_pct']}%", f"{numbers['upper_pct']}%"))
     return figure, numbers
 
 

@@ -240,3 +240,57 @@ def test_group_notice_at_every_group_size(k, phrase):
     at = app_test(LESSON, {"def_group_k": str(k)})
     assert phrase in _one_line(at)
     assert "hides one person well" not in _one_line(at)
+
+
+# ── The Bayesian chart (issue 14 §2: labels on top of each other, the story in 6% of the axis) ──
+
+def _bayes_spec(prior: str, epsilon: str) -> tuple[dict, str]:
+    from tests.conftest import chart_specs
+    from ui.plain_figure import decode_arrays
+
+    at = app_test(LESSON, {"def_prior": prior, "def_bayes_eps": epsilon})
+    assert not at.exception and not at.warning
+    (spec,) = [s for s in chart_specs(at) if s["layout"]["title"]["text"].startswith("Belief after")]
+    return decode_arrays(spec), page_text(at)
+
+
+@pytest.mark.parametrize(("prior", "epsilon"), [("0.02", "ln 3"), ("0.01", "0.05"), ("0.01", "10"),
+                                                ("0.99", "0.05"), ("0.99", "10"), ("0.5", "10")])
+def test_the_belief_chart_shows_the_move_and_its_labels_apart_at_every_extreme(prior, epsilon):
+    import plotly.graph_objects as go
+
+    spec, text = _bayes_spec(prior, epsilon)
+    go.Figure(spec)  # valid plotly
+    axis = spec["layout"]["yaxis"]
+    bottom, top = axis["range"]
+    (chosen,) = [t for t in spec["data"] if t["name"] == "at the chosen ε"]
+    low_y, high_y = chosen["y"]
+    # Both marks inside the plot, with room for their labels (a tenth of the axis) beyond them.
+    assert bottom + (top - bottom) / 10 < low_y <= high_y < top - (top - bottom) / 10
+    # The lower label hangs under its mark, the upper one stands above: they cannot meet.
+    assert list(chosen["textposition"]) == ["bottom left", "top left"]
+    # The labels are the sentence's numbers.
+    low_text, high_text = chosen["text"]
+    assert f"**{high_text} sure**" in text and f"at least {low_text} sure" in text
+    # Tick labels are whole percentages inside the range, in order, none crowding another.
+    ticks = axis["tickvals"]
+    assert len(ticks) >= 3 and all(bottom <= v <= top for v in ticks) and ticks == sorted(ticks)
+    assert min(np.diff(ticks)) >= (top - bottom) / 7 - 1e-9
+    assert all(label.endswith("%") and "e" not in label for label in axis["ticktext"])
+    # Each tick sits where its percentage belongs on the log-odds axis.
+    for value, label in zip(ticks, axis["ticktext"]):
+        p = float(label[:-1]) / 100
+        assert value == pytest.approx(math.log(p / (1 - p)))
+
+
+def test_at_defaults_the_move_fills_a_third_of_the_belief_axis():
+    """On the old 0–100% axis, Tammy's 0.7%…5.8% took 5% of the height."""
+    spec, _ = _bayes_spec("0.02", "ln 3")
+    bottom, top = spec["layout"]["yaxis"]["range"]
+    (chosen,) = [t for t in spec["data"] if t["name"] == "at the chosen ε"]
+    assert (chosen["y"][1] - chosen["y"][0]) / (top - bottom) > 1 / 3
+
+
+def test_a_99_percent_prior_moves_to_a_number_that_does_not_read_as_99():
+    _, text = _bayes_spec("0.99", "0.05")
+    assert "**99% sure** can become at most\n**99.05% sure**" in text

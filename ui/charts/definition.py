@@ -133,28 +133,83 @@ def privacy_loss(x, loss, epsilon, samples_d, loss_d, samples_d_prime, loss_d_pr
                    yaxis={"range": [-1.25 * span, 1.25 * span]})
 
 
+# Probabilities that may label the log-odds axis of the posterior chart.
+_BELIEF_TICKS = np.array([1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9,
+                          0.95, 0.98, 0.99, 0.999, 0.9999, 0.99999, 0.999999])
+_BELIEF_TICK_GAPS = 7  # ticks at least 1/7 of the axis apart, so they never crowd
+
+
+def _log_odds(p):
+    """logit(p) = ln(p/(1 − p)); ±inf at 0 and 1."""
+    p = np.asarray(p, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.log(p) - np.log1p(-p)
+
+
+def _belief_text(p: float) -> str:
+    """A probability as a percentage for a hover: never "100%" or "0%" unless it is exactly that."""
+    if p <= 0 or p >= 1:
+        return f"{100 * p:.0f}%"
+    digits = 3 if p <= 0.99 else max(3, 2 + int(np.floor(-np.log10(1 - p))))
+    return f"{number(100 * p, f'.{digits}g')}%"
+
+
+def belief_axis(prior: float, epsilon: float) -> dict:
+    """A log-odds y axis centred on the prior, reaching a third beyond the chosen ε (and at least
+    ±2.7, so that a small ε still shows its band), with ticks labelled as percentages."""
+    centre = float(_log_odds(prior))
+    reach = 1.35 * max(float(epsilon), 2.0)
+    bottom, top = centre - reach, centre + reach
+    chosen, last = [], -np.inf
+    for p, y in zip(_BELIEF_TICKS, _log_odds(_BELIEF_TICKS)):
+        if bottom <= y <= top and y - last >= (top - bottom) / _BELIEF_TICK_GAPS:
+            chosen.append(float(p))
+            last = y
+    return {"type": "linear", "range": [bottom, top],
+            "tickvals": [float(v) for v in _log_odds(chosen)],
+            "ticktext": [f"{100 * p:g}%" for p in chosen], "zeroline": False}
+
+
 def posterior_band(epsilons, lower, upper, prior, epsilon, chosen_lower, chosen_upper,
-                   simple_lower=None, simple_upper=None) -> go.Figure:
-    """How far one ε-DP output can move a prior, as a function of ε (log axis)."""
-    traces = [_line(epsilons, upper, "highest possible belief", COLOUR_RATIO),
-              _line(epsilons, lower, "lowest possible belief", PALETTE["blue"], dash="dash",
-                    fill="tonexty", fillcolor="rgba(213, 94, 0, 0.12)")]
+                   simple_lower=None, simple_upper=None, labels=None) -> go.Figure:
+    """How far one ε-DP output can move a prior, as a function of ε (log axis).
+
+    Beliefs are drawn on a log-odds axis (tick labels in %): an ε-DP output moves the log-odds
+    by at most ±ε, so the tight band is symmetric about the prior and its width is visible at
+    every prior, where a 0–100% axis squeezed a 2% prior's story into its bottom few percent.
+    `labels` are the texts at the chosen ε (default: one decimal of a percent); the upper sits
+    above its marker and the lower below, so they never overlap.
+    """
+    axis = belief_axis(prior, epsilon)
+    bottom, top = axis["range"]
+
+    def y_of(p):  # log-odds, held just outside the plot where a bound reaches 0% or 100%
+        return np.clip(_log_odds(p), bottom - 1, top + 1)
+
+    def line(p, name, colour, dash="solid", **kwargs):
+        p = np.asarray(p, dtype=float)
+        return _line(epsilons, y_of(p), name, colour, dash, text=[_belief_text(v) for v in p],
+                     hovertemplate="ε = %{x:.3g}: %{text}<extra>" + name + "</extra>", **kwargs)
+
+    traces = [line(upper, "highest possible belief", COLOUR_RATIO),
+              line(lower, "lowest possible belief", PALETTE["blue"], dash="dash",
+                   fill="tonexty", fillcolor="rgba(213, 94, 0, 0.12)")]
     if simple_lower is not None:
-        traces += [_line(epsilons, simple_upper, "lecture's simpler bound p·e^±ε", GREY, dash="dot"),
-                   _line(epsilons, simple_lower, "lecture's simpler bound", GREY, dash="dot",
-                         showlegend=False)]
+        traces += [line(simple_upper, "lecture's simpler bound p·e^±ε", GREY, dash="dot"),
+                   line(simple_lower, "lecture's simpler bound", GREY, dash="dot", showlegend=False)]
+    low_text, high_text = labels or (f"{chosen_lower:.1%}", f"{chosen_upper:.1%}")
     traces.append(dict(type="scatter",
-        x=[epsilon, epsilon], y=[chosen_lower, chosen_upper], mode="markers+text",
-        text=[f"{chosen_lower:.1%}", f"{chosen_upper:.1%}"], textposition="middle left",
+        x=[epsilon, epsilon], y=[float(y_of(chosen_lower)), float(y_of(chosen_upper))],
+        mode="markers+text", text=[low_text, high_text], textposition=["bottom left", "top left"],
         marker={"color": COLOUR_RATIO, "size": 11, "symbol": "diamond"},
-        name="at the chosen ε", textfont={"color": "#1a1a1a"},
+        name="at the chosen ε", textfont={"color": "#1a1a1a"}, hovertemplate="%{text}<extra></extra>",
     ))
-    shapes = [_hline(prior, INK_SOFT, dash="longdash", width=1.5), _vline(epsilon, GREY)]
-    annotations = [_label(f"prior {prior:.0%}", INK_SOFT, y=prior)]
+    centre = float(_log_odds(prior))
+    shapes = [_hline(centre, INK_SOFT, dash="longdash", width=1.5), _vline(epsilon, GREY)]
+    annotations = [_label(f"prior {prior:.0%}", INK_SOFT, x=0.99, xanchor="right", y=centre)]
     return _figure(f"Belief after one ε-DP output (prior {prior:.0%})",
-                   "ε (log scale)", "attacker's belief afterwards", traces, shapes=shapes,
-                   annotations=annotations, xaxis={"type": "log"},
-                   yaxis={"range": [0, 1.02], "tickformat": ".0%"})
+                   "ε (log scale)", "attacker's belief afterwards (log-odds scale)", traces,
+                   shapes=shapes, annotations=annotations, xaxis={"type": "log"}, yaxis=axis)
 
 
 def membership_region(fpr, tpr_max, tpr_min, epsilon, delta, roc_fpr=None, roc_tpr=None) -> go.Figure:
