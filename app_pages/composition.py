@@ -218,7 +218,7 @@ def compare():
                   "first": fmt(terms["first"]), "second": fmt(terms["second"]),
                   "root": terms["root"], "slope": terms["slope"],
                   "linear_from": terms["linear_from"]}
-        lessons.render(SLUG, "numbers-pure", **values)
+        shown = ["numbers-pure"]
         if not np.isfinite(crossover):
             if values["optimal"] != values["basic"]:
                 never = "never-optimal-under"
@@ -227,17 +227,17 @@ def compare():
             else:
                 never = "never-optimal-same-laplace-under"
             values["optimal_text"] = lessons.section_text(SLUG, never, **values)
-            lessons.render(SLUG, "notice-pure-never", **values)
+            shown.append("notice-pure-never")
         elif k < crossover:
             same = values["laplace"] == values["optimal"]
             values["optimal_text"] = lessons.section_text(
                 SLUG, "optimal-same-laplace" if same else "optimal-below-laplace", **values)
-            lessons.render(SLUG, "notice-pure-below", **values)
+            shown.append("notice-pure-below")
         else:
             values["growth"] = lessons.section_text(
                 SLUG, "growth-linear" if terms["second"] > terms["first"] else "growth-sqrt",
                 **values)
-            lessons.render(SLUG, "notice-pure-above", **values)
+            shown.append("notice-pure-above")
     else:
         with slot.container():
             chart(gauss_figure(sigma, delta, k), key="comp_chart_gauss", **CHART)
@@ -258,9 +258,13 @@ def compare():
         values["rho_text"] = lessons.section_text(
             SLUG, "rho-small" if rho < 0.1 * four_ln else "rho-medium" if rho < four_ln
             else "rho-large", **values)
-        lessons.render(SLUG, "numbers-gauss", **values)
-        lessons.render(SLUG, "notice-gauss" if exact > 0 else "notice-gauss-zero", **values)
+        shown = ["numbers-gauss", "notice-gauss" if exact > 0 else "notice-gauss-zero"]
+    # On the projector the numbers behind the chart are the next screen.
+    lessons.step()
+    for name in shown:
+        lessons.render(SLUG, name, **values)
     total = float(at_k(laplace_ks, laplace, k)) if mode == PURE else float(exact)
+    lessons.step()  # what the total means: a screen of its own on the projector
     if total > 0:  # a Gaussian total of 0: δ alone covers it
         odds_panel(total, delta, key="comp", what=f"all {k:,} queries together" if k > 1 else "the one query")
     deployments_panel(total or None, key="comp", what=f"the total ε for k = {k:,}")
@@ -268,7 +272,7 @@ def compare():
 
 compare()
 
-st.subheader("Which bound to use when")
+lessons.step("Which bound to use when", level="subheader")
 lessons.render(SLUG, "which-bound")
 
 lessons.step("Group privacy: a family of g")

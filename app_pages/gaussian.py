@@ -29,6 +29,7 @@ from ui.params import (
     n_slider,
 )
 from ui.planner import accuracy_planner
+from ui.presenter import presenter_mode
 from ui.seeds import demo_seed, resample_button, rng_for
 from ui.share import copy_link
 from ui.show import chart
@@ -88,18 +89,18 @@ def matched_privacy():
         sigma_classic = gaussian_sigma(sensitivity, epsilon, delta, method="classic")
     except ValueError:
         sigma_classic = None
-    with controls:
+    with plot:  # the formulas under the chart, the classic σ under the sliders (1280×720)
+        chart(charts.density_chart(b, sigma, sigma_classic, log_y), key="gd_density",
+              **CHART)
         lessons.render(SLUG, "formulas", b=b, sigma=sigma, lap_std=np.sqrt(2) * b,
                        eps=epsilon, delta=delta, sens=sensitivity)
+    with controls:
         if sigma_classic is None:
             st.info(lessons.section_text(SLUG, "classic-off", eps=epsilon))
         else:
             lessons.render(SLUG, "classic-on", sigma_classic=sigma_classic,
                            excess=sigma_classic / sigma - 1,
                            delta_classic=gaussian_delta(sigma_classic, epsilon, sensitivity))
-    with plot:
-        chart(charts.density_chart(b, sigma, sigma_classic, log_y), key="gd_density",
-              **CHART)
     lap_std = np.sqrt(2) * b
     lessons.render(SLUG, "notice-densities-laplace" if lap_std < sigma else "notice-densities-gaussian",
                    lap_std=lap_std, sigma=sigma, ratio=sigma / lap_std)
@@ -126,6 +127,7 @@ def matched_privacy():
     lessons.step("Privacy loss: where the Gaussian needs δ", level="subheader")
     lessons.render(SLUG, "loss-intro")
     lessons.quiz(SLUG, "delta-vs-exceed")
+    lessons.step()  # predict on one screen, the two charts that answer it on the next
     threshold = gaussian_loss_threshold(sigma, epsilon, sensitivity)
     exceeds = gaussian_loss_exceeds(sigma, epsilon, sensitivity)
     delta_exact = gaussian_delta(sigma, epsilon, sensitivity)
@@ -178,7 +180,10 @@ def what_delta_means():
 
 lessons.step()
 what_delta_means()
-accuracy_planner("gaussian", slug=SLUG, key="gd_plan")
+# The planner (ui.planner) with its ε-against-δ chart is taller than a projector's screen,
+# and a step cannot split it: in presenter mode it stays on the scrolling page only.
+if not presenter_mode():
+    accuracy_planner("gaussian", slug=SLUG, key="gd_plan")
 
 
 lessons.step("Many dimensions: where the Gaussian wins")
@@ -264,7 +269,7 @@ def audit():
                           if result["p_prime"][0] else
                           f"while not one of the {AUDIT_SAMPLES:,} samples from $D'$ landed in it")
     if broken:
-        st.warning(lessons.section_text(SLUG, "audit-broken", **values))
+        plot.warning(lessons.section_text(SLUG, "audit-broken", **values))
     else:
         if values["hits"] < RARE_HITS:
             advice = "audit-advice-rare"
@@ -273,13 +278,13 @@ def audit():
         else:
             advice = "audit-advice-slight"
         values["advice"] = lessons.section_text(SLUG, advice, **values)
-        st.info(lessons.section_text(SLUG, "audit-not-broken", **values))
+        plot.info(lessons.section_text(SLUG, "audit-not-broken", **values))
     if result["epsilon_delta"] <= epsilon:
         values["delta_work"] = lessons.section_text(
             SLUG, "audit-delta-work" if broken else "audit-delta-idle")
-        st.success(lessons.section_text(SLUG, "audit-delta-ok", **values))
+        plot.success(lessons.section_text(SLUG, "audit-delta-ok", **values))
     else:
-        st.error(lessons.section_text(SLUG, "audit-delta-broken", **values))
+        plot.error(lessons.section_text(SLUG, "audit-delta-broken", **values))
 
 
 audit()

@@ -1,5 +1,6 @@
 """Randomized response: one respondent, a survey, local versus central, Tammy, and an audit."""
 
+import contextlib
 import functools
 import math
 
@@ -33,6 +34,7 @@ from ui.odds import odds_panel
 from ui.opendp_show import opendp_expander
 from ui.params import EPSILONS, choice_radio, choice_slider, log_options, number_label, range_slider
 from ui.planner import accuracy_planner
+from ui.presenter import presenter_mode
 from ui.seeds import demo_seed, draw_number, resample_button, rng_for
 from ui.share import copy_link
 from ui.show import chart
@@ -177,7 +179,6 @@ def _flip(step: int) -> None:
 @st.fragment(key="rr_coin")
 def coin_demo() -> None:
     epsilon = _epsilon()
-    st.subheader("Step through one respondent")
     copy_link(SLUG, "coin_demo")
     h = coin_heads_probability(epsilon)
     q = rr_keep_probability(epsilon)
@@ -230,6 +231,7 @@ def coin_demo() -> None:
                    ratio=_factor(math.exp(epsilon), 3))
 
 
+lessons.step("Step through one respondent", level="subheader")  # its own screen on the projector
 coin_demo()
 
 # ── 2. Survey simulation ─────────────────────────────────────────────────────────────────────
@@ -295,7 +297,10 @@ def survey_demo() -> None:
 
 lessons.step()
 survey_demo()
-accuracy_planner("rr", slug=SLUG, key="rr_plan")
+# The planner (ui.planner) is taller than a projector's screen at many of its settings, and
+# a step cannot split it: in presenter mode it stays on the scrolling page only.
+if not presenter_mode():
+    accuracy_planner("rr", slug=SLUG, key="rr_plan")
 
 # ── 3. Local versus central ──────────────────────────────────────────────────────────────────
 lessons.step("Local versus central")
@@ -367,9 +372,12 @@ def tammy_demo() -> None:
                        post_yes=_percent(post_yes, other=prior), ratio=_factor(math.exp(epsilon), 3))
     with plot:
         chart(charts.posterior_chart(epsilon, prior), width="stretch")
-    lessons.render(SLUG, "tammy-formula", q=_prob(q, 3), eps=epsilon, prior=prior,
-                   one_minus_prior=1 - prior, one_minus_q=_prob(1 - q, 3),
-                   post_yes=_prob(post_yes, 3), post_no=_prob(post_no, 3))
+    # On the projector the worked example sits under the numbers, beside the chart, so
+    # the step fits one screen; on the page it follows the demo at full width.
+    with controls if presenter_mode() else contextlib.nullcontext():
+        lessons.render(SLUG, "tammy-formula", q=_prob(q, 3), eps=epsilon, prior=prior,
+                       one_minus_prior=1 - prior, one_minus_q=_prob(1 - q, 3),
+                       post_yes=_prob(post_yes, 3), post_no=_prob(post_no, 3))
 
 
 lessons.step()
