@@ -90,6 +90,15 @@ def people(x: float) -> str:
     return "under 0.01" if 0 < x < 0.005 else fmt(x)
 
 
+def keep_screens(count: int, note: str) -> None:
+    """A demo that stops early (a bad table, an empty range) still has its screens in presenter
+    mode, each with the note, so the deck's later steps keep their numbers."""
+    if presenter_mode():
+        for _ in range(count):
+            lessons.step()
+            st.warning(note)
+
+
 st.title("The exponential mechanism")
 lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
@@ -134,8 +143,10 @@ def selection_demo() -> None:
         scores = auction.read_numbers("Scores", table["score"], minimum=-MAX_SCORE, maximum=MAX_SCORE,
                                       max_count=MAX_CANDIDATES, min_count=2)
     except ValueError as error:
+        note = f"{error} The charts come back once the table of candidates is fixed."
         for place in (plot, sweep_plot):  # next to each chart it stops
-            place.warning(f"{error} The charts come back once the table of candidates is fixed.")
+            place.warning(note)
+        keep_screens(1, note)  # the odds
         return
     order = np.argsort(-scores, kind="stable")
     names, scores = [names[i] for i in order], scores[order]
@@ -345,8 +356,10 @@ def median_demo() -> None:
                                  BOUND_DEFAULTS[kind][1], "exp_med_hi_level")
         resample_button("exp_med", "🎲 New data and draws")
     if not lower < upper:
-        plot.warning(f"The range is empty: the lower bound ({lower:g}) must be below the upper bound "
-                     f"({upper:g}). Move one of them.")
+        note = (f"The range is empty: the lower bound ({lower:g}) must be below the upper bound "
+                f"({upper:g}). Move one of them.")
+        plot.warning(note)
+        keep_screens(2, note)  # the median's two further screens
         return
     lower, upper = round(float(lower), 6), round(float(upper), 6)
     view = median_view(kind, n, lower, upper, epsilon, demo_seed("exp_med"))
@@ -473,12 +486,9 @@ def auction_demo() -> None:
         menu = choice_radio("Candidate prices", list(MENUS), "bids", "exp_auc_menu", format_func=MENUS.get)
         cap = choice_slider("highest price on the public menu", [1, 2, 5, 10, 20, 50, 100], 5, "exp_auc_cap")
     if error is not None:
-        if presenter_mode():  # the deck keeps its screens, each with the note, while bids are fixed
+        if presenter_mode():  # on this screen too
             plot.warning(error)
-            lessons.step()
-            st.warning(error)
-            lessons.step()
-            st.warning(error)
+        keep_screens(2, error)  # the expected revenue, and truthfulness
         return
     prices = np.unique(bids[bids > 0]) if menu == "bids" else auction.price_grid(cap)
     sensitivity = float(prices.max())

@@ -152,6 +152,38 @@ def test_negative_and_new_candidates_are_fine():
     assert any("Gout" in m.value for m in at.markdown)  # the new top candidate is named
 
 
+def _deck(at) -> tuple[int, int]:
+    """The presenter deck's "step / steps" label."""
+    for block in at.markdown:
+        if found := re.fullmatch(r"\*\*(\d+) / (\d+)\*\*", block.value):
+            return int(found[1]), int(found[2])
+    raise AssertionError("no deck label")
+
+
+def test_a_demo_that_stops_early_keeps_its_screens_in_the_deck():
+    """A bad table or an empty range stops a demo, but not the deck: its later screens keep
+    their numbers (the lesson has as many steps as before), and show the note."""
+    at = app_test(LESSON, {"present": "1"})
+    assert_clean(at)
+    steps = _deck(at)[1]
+    for key, edited in [("exp_sel_table", {0: {"score": None}}), ("exp_auc_table", {0: {"bid": None}})]:
+        at = _edit(at, key, edited=edited)
+        assert_clean(at)
+        assert _deck(at) == (1, steps), key
+    at.session_state["exp_med_lo"], at.session_state["exp_med_hi"] = 0.9, 0.5  # not on screen
+    at.run()
+    assert_clean(at)
+    assert _deck(at) == (1, steps)
+    shown = []
+    for number in range(2, steps + 1):
+        at.session_state["step_exponential"] = number
+        at.run()
+        assert_clean(at)
+        assert _deck(at) == (number, steps)
+        shown.append("range is empty" in _warnings(at))
+    assert sum(shown) == 3  # the median's controls, and its two further screens
+
+
 @pytest.mark.parametrize(("edit", "message"), [
     ({"edited": {0: {"bid": None}}}, "Bids: row 1 is empty"),
     ({"edited": {3: {"bid": "three"}}}, "Bids: row 4 is empty"),
