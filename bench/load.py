@@ -224,6 +224,7 @@ class Session:
     cookie: str = ""  # sent with the websocket handshake, e.g. nginx's route cookie (--nginx)
     replica: str = ""  # the X-DPLab-Replica header of the handshake's answer, behind nginx
     elements: int = 0  # deltas (elements, blocks, references to cached ones) in the last run
+    blocks: int = 0  # of which blocks (columns, containers, expanders, popovers)
     fragments: dict[str, float] = field(default_factory=dict)  # run_every fragments: id -> seconds
     texts: list[str] = field(default_factory=list)  # markdown and alert bodies of the last run
 
@@ -323,6 +324,7 @@ class Session:
         await self.ws.send(message.SerializeToString())
         started = False
         self.elements = 0
+        self.blocks = 0
         self.texts = []
         async with asyncio.timeout(RUN_TIMEOUT):
             while True:
@@ -340,6 +342,7 @@ class Session:
                 elif kind == "navigation":
                     self.page_script_hash = forward.navigation.page_script_hash
                 elif kind == "delta":
+                    self.blocks += forward.delta.WhichOneof("type") == "add_block"
                     self._take_delta(forward)
                 elif kind == "auto_rerun":
                     self.fragments[forward.auto_rerun.fragment_id] = forward.auto_rerun.interval
@@ -609,7 +612,7 @@ async def single_run(moves: int, only: list[str] | None = None) -> list[dict]:
             session = Session(port, slug)
             await session.open()
             seen = visited[slug]
-            passes: dict[bool, list[tuple[float, float, int]]] = {True: [], False: []}
+            passes: dict[bool, list[tuple[float, float, int, int]]] = {True: [], False: []}
             for walk in range(2):
                 if walk:
                     session.direction *= -1  # retrace the walk: every value is cached now
@@ -619,17 +622,18 @@ async def single_run(moves: int, only: list[str] | None = None) -> list[dict]:
                     cpu = cpu_seconds(pid) - cpu_before
                     new = session.position() not in seen
                     seen.add(session.position())
-                    passes[new].append((latency, cpu, session.elements))
+                    passes[new].append((latency, cpu, session.elements, session.blocks))
             await session.close()
             warm, first = passes[False], passes[True]
             rows.append({
-                "page": slug, "p50": statistics.median(t for t, _, _ in warm),
-                "p95": percentile([t for t, _, _ in warm], 0.95),
-                "cpu": statistics.fmean(c for _, c, _ in warm),
-                "first_cpu": statistics.fmean(c for _, c, _ in first) if first else math.nan,
-                "first_p50": statistics.median(t for t, _, _ in first) if first else math.nan,
+                "page": slug, "p50": statistics.median(t for t, *_ in warm),
+                "p95": percentile([t for t, *_ in warm], 0.95),
+                "cpu": statistics.fmean(c for _, c, *_ in warm),
+                "first_cpu": statistics.fmean(c for _, c, *_ in first) if first else math.nan,
+                "first_p50": statistics.median(t for t, *_ in first) if first else math.nan,
                 "first_moves": len(first),
-                "elements": statistics.fmean(e for _, _, e in warm),
+                "elements": statistics.fmean(e for _, _, e, _ in warm),
+                "blocks": statistics.fmean(b for _, _, _, b in warm),
                 "fragment": session.widgets[session.slider_id].fragment_id != ""})
     return rows
 
@@ -637,11 +641,11 @@ async def single_run(moves: int, only: list[str] | None = None) -> list[dict]:
 def print_single(rows: list[dict], moves: int) -> None:
     print(f"One session at a time, {moves} moves of each page's main slider and {moves} back "
           "over the same values (server side)")
-    print(f"{'page':<22}{'warm: p50 ms':>13}{'p95 ms':>8}{'CPU ms':>8}{'elements':>10}"
+    print(f"{'page':<22}{'warm: p50 ms':>13}{'p95 ms':>8}{'CPU ms':>8}{'elements':>10}{'blocks':>8}"
           f"{'first visits: n':>17}{'p50 ms':>8}{'CPU ms':>8}  reruns")
     for row in rows:
         print(f"{row['page']:<22}{1000 * row['p50']:>13.0f}{1000 * row['p95']:>8.0f}"
-              f"{1000 * row['cpu']:>8.1f}{row['elements']:>10.0f}{row['first_moves']:>17}"
+              f"{1000 * row['cpu']:>8.1f}{row['elements']:>10.0f}{row['blocks']:>8.0f}{row['first_moves']:>17}"
               f"{1000 * row['first_p50']:>8.0f}{1000 * row['first_cpu']:>8.1f}  "
               f"{'its fragment' if row['fragment'] else 'the whole page'}")
     mean_cpu = statistics.fmean(row["cpu"] for row in rows)
@@ -654,6 +658,8 @@ def print_single(rows: list[dict], moves: int) -> None:
         print(f"First visits: mean {1000 * statistics.fmean(firsts):.1f} ms, worst page "
               f"{1000 * max(firsts):.1f} ms of CPU per move. CPU is read from /proc in "
               "10 ms ticks: single moves are coarse, means over many moves are not.")
+    print("elements: deltas sent per warm move (elements, blocks and references to cached "
+          "messages); blocks: of which layout blocks (columns, containers, expanders, popovers).")
 
 
 # ── Churn ─────────────────────────────────────────────────────────────────────────────────────
