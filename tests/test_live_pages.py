@@ -292,7 +292,8 @@ def test_the_projected_poll_shows_its_estimate_cut_to_0_100_with_the_unbiased_va
     teacher.text_input(key="live_poll_code").input(poll.code).run()
     click(teacher, "live_push_poll")
     (estimate,) = [m for m in teacher.metric if m.label == "Debiased estimate"]
-    assert estimate.value == "0%" and "too few answers to tell" in estimate.delta
+    assert estimate.value == "0%" and estimate.delta == "95%: 0–100%"
+    assert any(c.value.startswith("**Too few answers to tell:**") for c in teacher.caption)
     assert "The unbiased formula gives -50.0% here" in estimate.help
     (spec,) = chart_specs(teacher)
     (line,) = [t for t in spec["data"] if t["name"].startswith("debiased estimate")]

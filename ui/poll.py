@@ -231,17 +231,18 @@ def latest_estimate(running: dict[str, np.ndarray]) -> dict[str, float | str | b
 
 
 def estimate_metric(running: dict[str, np.ndarray], where=st) -> dict[str, float | str | bool]:
-    """The "Debiased estimate" metric: the estimate cut to 0–100%, its 95% interval (and "too
-    few answers to tell" while that interval spans most of 0–100%), and in its ⓘ the unbiased
-    value and why it can leave 0–100%. Returns latest_estimate's numbers."""
+    """The "Debiased estimate" metric: the estimate cut to 0–100% and its 95% interval, with "too
+    few answers to tell" under it while that interval spans nearly all of 0–100%, and in its ⓘ
+    the unbiased value and why it can leave 0–100%. Returns latest_estimate's numbers."""
     numbers = latest_estimate(running)
     help_text = lessons.section_text(INSTRUCTOR_SLUG, "overshoot" if numbers["cut"] else "estimate-help",
                                      raw=numbers["raw_text"], shown=numbers["shown"])
-    interval = f"95%: {numbers['lower']:.0f}–{numbers['upper']:.0f}%"
-    if numbers["few"]:
-        interval += " · too few answers to tell"
-    where.metric("Debiased estimate", f"{numbers['shown']:.0f}%", delta=interval, delta_color="off",
+    where.metric("Debiased estimate", f"{numbers['shown']:.0f}%",
+                 delta=f"95%: {numbers['lower']:.0f}–{numbers['upper']:.0f}%", delta_color="off",
                  delta_arrow="off", help=help_text)
+    if numbers["few"]:  # under the metric, not in its delta: a long delta is cut off on a projector
+        where.caption(lessons.section_text(INSTRUCTOR_SLUG, "too-few", lower=numbers["lower"],
+                                           upper=numbers["upper"]))
     return numbers
 
 

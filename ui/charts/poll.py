@@ -52,7 +52,8 @@ def estimate_figure(running: dict[str, np.ndarray], epsilon_label: str) -> go.Fi
     fig = figure(f"Debiased estimate as answers arrive ({epsilon_label})",
                  "answers received (people)", "share answering Yes (%)",
                  yaxis={"title": {"text": "share answering Yes (%)"}, "range": [-5, 105]},
-                 xaxis={"title": {"text": "answers received (people)"}, "rangemode": "tozero"},
+                 xaxis={"title": {"text": "answers received (people)"}, "rangemode": "tozero",
+                        **({"dtick": 1} if x[-1] <= 5 else {})},  # whole answers, never 0.5
                  legend=LEGEND_BELOW, margin={"b": 130}, height=460)
     mode = "lines+markers" if x.size <= 40 else "lines"
     fig.add_traces([
