@@ -90,6 +90,15 @@ def people(x: float) -> str:
     return "under 0.01" if 0 < x < 0.005 else fmt(x)
 
 
+def deck_table(key: str, default: pd.DataFrame, column_config: dict, max_rows: int) -> pd.DataFrame:
+    """An editable table; in presenter mode, while another step is on screen, the last table
+    edited (an editor drawn off screen would lose its edits, and start again from its first
+    table the next time it is shown: ui.tables keeps that table under <key>_saved)."""
+    if not lessons.showing_step():
+        return st.session_state.get(f"{key}_saved", default)
+    return table_editor(key, default, column_config, max_rows=max_rows)
+
+
 def keep_screens(count: int, note: str) -> None:
     """A demo that stops early (a bad table, an empty range) still has its screens in presenter
     mode, each with the note, so the deck's later steps keep their numbers."""
@@ -132,7 +141,7 @@ def selection_demo() -> None:
     editor, sweep_plot = st.columns([2, 3], gap="large")
     with editor:
         st.caption(f"Candidates and scores: edit, add or delete rows (2 to {MAX_CANDIDATES}).")
-        table = table_editor("exp_sel_table", DEFAULT_CANDIDATES, {
+        table = deck_table("exp_sel_table", DEFAULT_CANDIDATES, {
             "candidate": st.column_config.TextColumn("candidate", max_chars=40),
             "score": st.column_config.NumberColumn("score u(r)"),
         }, max_rows=MAX_CANDIDATES)
@@ -459,7 +468,7 @@ def auction_demo() -> None:
         source = choice_radio("Bidders", list(SOURCES), "table", "exp_auc_source", format_func=SOURCES.get)
         if source == "table":
             st.caption(f"Bids (1 to {MAX_BIDS} rows, each between 0 and {MAX_BID:,.0f}).")
-            table = table_editor("exp_auc_table", DEFAULT_BIDS, {
+            table = deck_table("exp_auc_table", DEFAULT_BIDS, {
                 "bid": st.column_config.NumberColumn("bid", format="%.2f")}, max_rows=MAX_BIDS)
             st.button("↺ Back to 1, 1, 1, 3.01", key="exp_auc_reset", on_click=reset_table,
                       args=("exp_auc_table",))

@@ -160,28 +160,53 @@ def _deck(at) -> tuple[int, int]:
     raise AssertionError("no deck label")
 
 
+def _go(at, number: int):
+    at.session_state["step_exponential"] = number
+    return at.run()
+
+
+def _table_on_screen(at, key: str) -> bool:
+    return f"{key}_widget" in at.session_state  # ui.tables draws the editor under this key
+
+
 def test_a_demo_that_stops_early_keeps_its_screens_in_the_deck():
     """A bad table or an empty range stops a demo, but not the deck: its later screens keep
     their numbers (the lesson has as many steps as before), and show the note."""
     at = app_test(LESSON, {"present": "1"})
     assert_clean(at)
     steps = _deck(at)[1]
-    for key, edited in [("exp_sel_table", {0: {"score": None}}), ("exp_auc_table", {0: {"bid": None}})]:
-        at = _edit(at, key, edited=edited)
-        assert_clean(at)
-        assert _deck(at) == (1, steps), key
+    unbroken = {"exp_sel_table": {0: {"score": None}}, "exp_auc_table": {0: {"bid": None}}}
+    for number in range(2, steps + 1):  # break each table on the screen that shows it
+        at = _go(at, number)
+        for key in [key for key in unbroken if _table_on_screen(at, key)]:
+            at = _edit(at, key, edited=unbroken.pop(key))
+            assert_clean(at)
+            assert _deck(at) == (number, steps), key
+    assert not unbroken
     at.session_state["exp_med_lo"], at.session_state["exp_med_hi"] = 0.9, 0.5  # not on screen
-    at.run()
-    assert_clean(at)
-    assert _deck(at) == (1, steps)
     shown = []
-    for number in range(2, steps + 1):
-        at.session_state["step_exponential"] = number
-        at.run()
+    for number in range(1, steps + 1):
+        at = _go(at, number)
         assert_clean(at)
         assert _deck(at) == (number, steps)
         shown.append("range is empty" in _warnings(at))
     assert sum(shown) == 3  # the median's controls, and its two further screens
+
+
+def test_table_edits_outlive_a_change_of_presenter_step():
+    """The candidates' table is a screen after the chart it drives: edits made there still
+    hold on the chart's screen, and when the table is shown again."""
+    at = app_test(LESSON, {"present": "1"})
+    number = next(n for n in range(2, 10) if _table_on_screen(_go(at, n), "exp_sel_table"))
+    at = _edit(at, "exp_sel_table", added=[{"candidate": "Gout", "score": 60.0}])
+    for step in (number - 1, number + 1, number):
+        at = _go(at, step)
+        assert_clean(at)
+        assert at.session_state["exp_sel_table_saved"]["candidate"].iloc[-1] == "Gout", step
+    at = _go(at, number - 1)
+    assert [m.label for m in at.metric][0] == "Pr[Gout]"  # the chart's screen follows the edit
+    at = _go(at, number)
+    assert any("Gout" in block.proto.spec for block in at.get("plotly_chart"))
 
 
 @pytest.mark.parametrize(("edit", "message"), [
