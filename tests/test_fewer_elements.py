@@ -187,3 +187,24 @@ def test_a_randomized_response_move_sends_no_link_and_fewer_elements():
         assert kinds.count("add_block") > 10  # the demos did rerun
         assert "link" not in kinds and "copy button" not in kinds, kinds
         assert elements <= 112, elements
+
+
+# ── Static content built once per process ─────────────────────────────────────────────────────
+
+
+def test_the_deployments_table_goes_out_as_arrow_built_once():
+    """st.dataframe converts a dict through pandas on every send (~6 ms of a laplace move
+    under load); the real-deployments table never changes, so it is built as Arrow once."""
+    import pyarrow as pa
+
+    from ui import deployments
+
+    arrow = deployments._arrow_table()
+    assert isinstance(arrow, pa.Table) and deployments._arrow_table() is arrow
+    expected = deployments.table(deployments.deployments())
+    assert arrow.column_names == list(expected)
+    assert arrow.to_pydict() == expected
+    at = app_test(lesson("laplace"))
+    shown = at.dataframe[0].value
+    assert list(shown.columns) == list(expected)
+    assert shown.to_dict("list") == expected
