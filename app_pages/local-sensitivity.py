@@ -112,7 +112,7 @@ def _local_view(name: str, person: int, new_score: int) -> dict:
     }
 
 
-@st.fragment
+@lessons.demo
 def local_vs_global() -> None:
     copy_link(SLUG, "local_vs_global")
     controls, plot = st.columns([1, 2], gap="large")
@@ -124,20 +124,21 @@ def local_vs_global() -> None:
     facts = view["facts"]
     with plot:
         chart(view["strip"], key="ls_strip", **CHART)
-    with controls:
-        left, right = st.columns(2)  # on a phone the left column comes first: medians, then sensitivities
-        left.metric("Median of D", f"{facts['median']:g}")
-        left.metric("Median of D′", f"{facts['new_median']:g}",
-                    delta=f"{facts['new_median'] - facts['median']:+g}", delta_color="off")
-        right.metric("Local LS(D)", f"{facts['local']:g}", help="The most one changed score can move the "
-                                                                "median of this dataset.")
-        right.metric("Global Δ", f"{HI - LO:g}", help="The most one changed score can move the median "
-                                                      "of any dataset of scores in 0–100.")
-    with plot:
-        chart(view["ramp"], key="ls_ramp", **CHART)
+        with st.container(horizontal=True, gap="medium"):  # one row under the chart; wraps on a phone
+            st.metric("Median of D", f"{facts['median']:g}")
+            st.metric("Median of D′", f"{facts['new_median']:g}",
+                      delta=f"{facts['new_median'] - facts['median']:+g}", delta_color="off")
+            st.metric("Local LS(D)", f"{facts['local']:g}", help="The most one changed score can move the "
+                                                                 "median of this dataset.")
+            st.metric("Global Δ", f"{HI - LO:g}", help="The most one changed score can move the median "
+                                                       "of any dataset of scores in 0–100.")
+    # In presenter mode the second chart is a screen of its own.
+    lessons.step()
+    chart(view["ramp"], key="ls_ramp", **CHART)
     lessons.render(SLUG, "local-notice-zero" if facts["local"] == 0 else "local-notice", **facts)
 
 
+lessons.step()  # in presenter mode the two formulas are a screen of their own, the demo the next
 local_vs_global()
 
 
@@ -213,6 +214,7 @@ def trap() -> None:
         lessons.render(SLUG, "trap-data", **facts)
     with plot:
         chart(view["chart"], key="ls_trap_chart", **CHART)
+    lessons.step()  # in presenter mode the privacy loss is a screen of its own
     if view["loss"] is not None:
         loss_plot, loss_text = st.columns([2, 1], gap="large")
         with loss_plot:
@@ -323,13 +325,12 @@ def safe_alternatives() -> None:
     errors = {key: float(sweep[key][at]) for key in ("exponential", "smooth", "ptr", "global", "local")}
     with plot:
         chart(_distance_figure(n, delta, bound, epsilon, seed), key="ls_distance", **CHART)
-    with controls:
-        left, right = st.columns(2)
-        left.metric("True median", f"{median:.2f}")
-        right.metric("Local LS", f"{reach[0]:.2g}")
-        left.metric("Smooth S", f"{smooth:.2g}", help="S = max over k of e^(−kε/6)·A⁽ᵏ⁾")
-        right.metric("PTR answers", f"{answers:.1%}", help=f"distance {distance:g} against the "
-                                                            f"threshold {threshold:.3g}")
+        with st.container(horizontal=True, gap="medium"):  # one row under the chart; wraps on a phone
+            st.metric("True median", f"{median:.2f}")
+            st.metric("Local LS", f"{reach[0]:.2g}")
+            st.metric("Smooth S", f"{smooth:.2g}", help="S = max over k of e^(−kε/6)·A⁽ᵏ⁾")
+            st.metric("PTR answers", f"{answers:.1%}",
+                      help=f"distance {distance:g} against the threshold {threshold:.3g}")
     facts = {"n": f"{n:,}", "eps": epsilon, "delta": delta, "bound": bound, "median": median,
              "local": reach[0], "smooth": smooth, "beta": epsilon / 6, "noise": 2 * smooth / epsilon,
              "distance": distance, "threshold": threshold,
@@ -351,6 +352,7 @@ def safe_alternatives() -> None:
     opendp_expander(opendp_snippets.median(epsilon, LO, HI, n))  # the exponential-mechanism median
     lessons.step("Accuracy against the exponential mechanism", level="subheader")
     lessons.quiz(SLUG, "which-wins")
+    lessons.step()  # predict on one screen, see the chart on the next
     acc_plot, acc_text = st.columns([2, 1], gap="large")
     with acc_plot:
         chart(_accuracy_figure(n, delta, bound, epsilon, seed), key="ls_accuracy", **CHART)
