@@ -38,6 +38,7 @@ from ui.params import (
     epsilon_slider,
     range_slider,
 )
+from ui.presenter import presenter_mode
 from ui.seeds import demo_seed, resample_button
 from ui.share import copy_link
 from ui.show import chart
@@ -59,6 +60,9 @@ LEVEL_TITLES = {"edge": "Edge privacy: one tie flipped", "node": "Node privacy: 
 CHART = {"width": "stretch", "config": {"displaylogo": False}}
 AUDIT_SAMPLES = 100_000  # per graph, in the audit panel
 SPARSE = 0.2  # "far below": at most this share of the largest possible value
+# px, the side-by-side drawings of G′ (on the projector: room for a three-line legend under a
+# 200 px plot, so that both drawings, and the numbers under them, line up)
+SIDE_HEIGHT, SIDE_HEIGHT_PROJECTOR = 480, 450
 
 
 # ---------------------------------------------------------------- cached computations
@@ -96,8 +100,10 @@ def _bounds_by_n(ties: int, triad_p: float, seed: list) -> dict[str, list[int]]:
 
 
 @st.cache_resource(max_entries=48, show_spinner=False)
-def _neighbour(n: int, ties: int, triad_p: float, seed: list, query: str, level: str) -> dict:
-    """The neighbour of the current graph that moves `query` the most, what changed, and G′ drawn."""
+def _neighbour(n: int, ties: int, triad_p: float, seed: list, query: str, level: str,
+               height: int) -> dict:
+    """The neighbour of the current graph that moves `query` the most, what changed, and G′
+    drawn over G (a figure `height` pixels tall, titled by the level of privacy)."""
     graph = _graph(n, ties, triad_p, seed)
     stats = graph["stats"]
     new_edges, change = worst_neighbour(stats, query, level)
@@ -111,9 +117,9 @@ def _neighbour(n: int, ties: int, triad_p: float, seed: list, query: str, level:
     new = {tuple(e) for e in np.sort(new_edges, axis=1).tolist()}
     added, removed = sorted(new - old), sorted(old - new)
     figure = None if graph["layout"] is None else charts.graph_chart(
-        graph["layout"], stats.edges, stats.degrees, "G′ drawn over G", highlight=people,
+        graph["layout"], stats.edges, stats.degrees, LEVEL_TITLES[level], highlight=people,
         highlight_name="whose ties change", added=added, removed=removed, context=context,
-        context_name="common friend (one triangle each)")
+        context_name="common friend (one triangle each)", height=height)
     return {"change": change, "before": stats.value(query), "after": after.value(query),
             "added": added, "removed": removed, "figure": figure,
             "bounds": {bound: triangle_bound(after, bound) for bound in BOUND_NAMES}}
@@ -189,7 +195,7 @@ def _settings() -> tuple[int, int, float, list]:
             state.get("graphs_triad", 0.5), demo_seed(NETWORK))
 
 
-@st.fragment(key="graphs_network")
+@lessons.demo(key="graphs_network")
 def network_demo() -> None:
     copy_link(SLUG, "network_demo")
     controls, plot = st.columns([1, 2], gap="large")
@@ -212,30 +218,27 @@ def network_demo() -> None:
     stats, hubs = graph["stats"], graph["hubs"]
     d = stats.max_degree
     drawn = graph["drawing"] is not None
-    with controls:
-        top, bottom = st.columns(2), st.columns(2)
-        top[0].metric("Ties, m", f"{stats.m:,}")
-        top[1].metric("Max degree, d", f"{d:,}")
-        bottom[0].metric("Triangles, T", f"{stats.triangles:,}")
-        bottom[1].metric("Mean degree", f"{2 * stats.m / n:.1f}")
     with plot:
         if drawn:
             chart(graph["drawing"], key="graphs_network", **CHART)
         else:
-            chart(graph["degrees"], key="graphs_degrees", **CHART)
             st.info(lessons.section_text(SLUG, "too-big-to-draw", n=n, limit=DRAW_MAX))
+        with st.container(horizontal=True, gap="medium"):  # one row under the drawing; wraps on a phone
+            st.metric("Ties, m", f"{stats.m:,}")
+            st.metric("Max degree, d", f"{d:,}")
+            st.metric("Triangles, T", f"{stats.triangles:,}")
+            st.metric("Mean degree", f"{2 * stats.m / n:.1f}")
     network_values = {"n": n, "m": stats.m, "d": d, "T": stats.triangles, "hubs": len(hubs),
                       "mean": 2 * stats.m / n, "ratio": d / (2 * stats.m / n), "ties": ties,
-                      "lonely": int(stats.degrees.min())}
+                      "lonely": int(stats.degrees.min()), "star": " (the star)" if drawn else ""}
     network_values["sparsity"] = lessons.section_text(
         SLUG, "network-sparse" if d <= SPARSE * n else "network-dense", n=n, d_share=d / n)
-    if drawn:
-        left, right = st.columns([2, 1], gap="large")
-        with left:
-            chart(graph["degrees"], key="graphs_degrees", **CHART)
-        with right:
-            lessons.render(SLUG, "notice-network", **network_values)
-    else:
+    # In presenter mode the degree distribution is a screen of its own.
+    lessons.step()
+    left, right = st.columns([2, 1], gap="large")
+    with left:
+        chart(graph["degrees"], key="graphs_degrees", **CHART)
+    with right:
         lessons.render(SLUG, "notice-network", **network_values)
 
 
@@ -246,6 +249,12 @@ lessons.render(SLUG, "neighbours")
 lessons.quiz(SLUG, "who-is-protected")
 
 
+def _side_height() -> int:
+    """G′ drawn over G: lower on the projector, where both drawings, their numbers and the
+    radio above them share one 720 px screen."""
+    return SIDE_HEIGHT_PROJECTOR if presenter_mode() else SIDE_HEIGHT
+
+
 @st.fragment(key="graphs_side_by_side")
 def side_by_side() -> None:
     n, ties, triad_p, seed = _settings()
@@ -254,15 +263,19 @@ def side_by_side() -> None:
     query = choice_radio("Count to move as far as possible", QUERIES, QUERIES[2], "graphs_query",
                          format_func=charts.QUERY_NAMES.get)
     stats = _graph(n, ties, triad_p, seed)["stats"]
-    changes = {level: _neighbour(n, ties, triad_p, seed, query, level) for level in ("edge", "node")}
+    changes = {level: _neighbour(n, ties, triad_p, seed, query, level, _side_height())
+               for level in ("edge", "node")}
     for column, (level, change) in zip(st.columns(2, gap="large"), changes.items(), strict=True):
         with column:
-            st.subheader(LEVEL_TITLES[level])
+            if change["figure"] is not None:  # the drawing's title names the level
+                chart(change["figure"], key=f"graphs_neighbour_{level}", **CHART)
+            else:
+                st.subheader(LEVEL_TITLES[level])
+            # On the projector the radio above names the count: the metric shows its numbers.
             st.metric(f"{charts.QUERY_NAMES[query]}: G → G′",
                       f"{change['before']:,} → {change['after']:,}",
-                      f"{change['after'] - change['before']:+,}", delta_color="off")
-            if change["figure"] is not None:
-                chart(change["figure"], key=f"graphs_neighbour_{level}", **CHART)
+                      f"{change['after'] - change['before']:+,}", delta_color="off",
+                      label_visibility="collapsed" if presenter_mode() else "visible")
     if changes["edge"]["figure"] is None:
         st.caption(lessons.section_text(SLUG, "side-by-side-undrawn", limit=DRAW_MAX))
     edge, node = changes["edge"], changes["node"]
@@ -378,7 +391,7 @@ def triangle_demo() -> None:
 
     with st.container(border=True):
         st.subheader("Check the guarantee")
-        neighbour = _neighbour(n, ties, triad_p, seed, "triangles", "edge")
+        neighbour = _neighbour(n, ties, triad_p, seed, "triangles", "edge", _side_height())
         t, t_prime = stats.triangles, neighbour["after"]
         direction = float(np.sign(t_prime - t))
         typical = b_value + shift  # the median of d̂

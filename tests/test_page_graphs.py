@@ -37,10 +37,12 @@ def test_defaults_show_every_section(default_run):
     assert at.title[0].value == "Privacy for graphs"
     assert [t for t in chart_titles(at) if not t.startswith(ODDS_ICONS)] == [
         "The network: 200 people, 594 ties", "Friends per person: a few hubs, many with few",
-        "G′ drawn over G", "G′ drawn over G", "How much one neighbour can change each count",
+        "Edge privacy: one tie flipped", "Node privacy: one person rewired",
+        "How much one neighbour can change each count",
         "Where the released triangle count lands", "Expected error as the network grows"]
     text = page_text(at)
     assert "both graphs always have the same n people" in text  # the neighbouring relations
+    assert "the best-connected person (the star) has" in text  # the star is drawn
     assert "add or remove" in text  # and the other convention, resolved
     assert at.success and "consistent with the promise" in at.success[0].value
 
@@ -100,7 +102,12 @@ def test_large_network_is_summarised_not_drawn():
     at = app_test(LESSON, {"graphs_n": "1000"})
     assert_clean(at)
     titles = chart_titles(at)
-    assert "G′ drawn over G" not in titles and not any(t.startswith("The network") for t in titles)
+    assert not any(t.startswith(("Edge privacy", "Node privacy", "The network")) for t in titles)
+    # with no drawings, the levels are headings (the drawings' titles name them otherwise)
+    assert [h.value for h in at.subheader if "privacy:" in h.value] == [
+        "Edge privacy: one tie flipped", "Node privacy: one person rewired"]
+    # and no sentence points at a star that is not drawn
+    assert "(the star)" not in page_text(at) and "the best-connected person has" in page_text(at)
     assert titles.count("Friends per person: a few hubs, many with few") == 1
     assert any("drawing stops at 200 people" in info.value for info in at.info)
 
