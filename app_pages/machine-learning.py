@@ -298,11 +298,6 @@ def dp_training() -> None:
     exact = (grid, gaussian_tradeoff(grid, mu), f"exact Gaussian limit (μ = {mu:.2f})")
     op_bound = max_true_positive_rate(run["fpr"], epsilon, DELTA)
     with controls:
-        lessons.render(SLUG, "dpgd-formulas", eps=epsilon, clip=clip, epochs=epochs, n=n,
-                       steps="step" if epochs == 1 else "steps",
-                       sigma1=gaussian_sigma(2 * clip, epsilon, DELTA), sigma=sigma,
-                       sigma_mean=sigma / n, sens=2 * clip, sens_mean=2 * clip / n,
-                       check=gaussian_composition_epsilon(sigma, epochs, DELTA, 2 * clip), mu=mu)
         left, right = st.columns(2)
         left.metric("Test accuracy", f"{run['test']:.0%}",
                     help=f"The non-private model: {base['test']:.0%}.")
@@ -317,6 +312,13 @@ def dp_training() -> None:
                                bound=bound, exact=exact,
                                point=(run["tpr"], run["fpr"])),
               key="ml_dp_roc", **CHART)
+    # In presenter mode the worked calibration is a screen of its own.
+    lessons.step()
+    lessons.render(SLUG, "dpgd-formulas", eps=epsilon, clip=clip, epochs=epochs, n=n,
+                   steps="step" if epochs == 1 else "steps",
+                   sigma1=gaussian_sigma(2 * clip, epsilon, DELTA), sigma=sigma,
+                   sigma_mean=sigma / n, sens=2 * clip, sens_mean=2 * clip / n,
+                   check=gaussian_composition_epsilon(sigma, epochs, DELTA, 2 * clip), mu=mu)
     values = {"eps": epsilon, "tpr": 100 * run["tpr"], "fpr": 100 * run["fpr"],
               "op_bound": 100 * op_bound, "adv": run["advantage"], "adv_se": run["advantage_se"],
               "cap": bound_text(advantage_bound(epsilon, DELTA)),
