@@ -268,6 +268,7 @@ def audit():
     values["likelier"] = (f"{result['p'][0] / result['p_prime'][0]:.3g}× its probability under $D'$"
                           if result["p_prime"][0] else
                           f"while not one of the {AUDIT_SAMPLES:,} samples from $D'$ landed in it")
+    # The verdicts under the chart, beside the sliders (the step fits 1280×720).
     if broken:
         plot.warning(lessons.section_text(SLUG, "audit-broken", **values))
     else:
