@@ -297,13 +297,12 @@ def dp_training() -> None:
     grid = np.linspace(0, 1, 201)
     exact = (grid, gaussian_tradeoff(grid, mu), f"exact Gaussian limit (μ = {mu:.2f})")
     op_bound = max_true_positive_rate(run["fpr"], epsilon, DELTA)
-    with controls:
-        left, right = st.columns(2)
-        left.metric("Test accuracy", f"{run['test']:.0%}",
-                    help=f"The non-private model: {base['test']:.0%}.")
-        right.metric("Attack advantage", f"{run['advantage']:.3f}",
-                     help=f"TPR − FPR. (ε, δ)-DP caps it at {advantage_bound(epsilon, DELTA):.3f}; "
-                          f"the non-private model gave {base['advantage']:.3f}.")
+    with controls:  # one above the other: side by side, the projector cut "Attack advantage" short
+        st.metric("Test accuracy", f"{run['test']:.0%}",
+                  help=f"The non-private model: {base['test']:.0%}.")
+        st.metric("Attack advantage", f"{run['advantage']:.3f}",
+                  help=f"TPR − FPR. (ε, δ)-DP caps it at {advantage_bound(epsilon, DELTA):.3f}; "
+                       f"the non-private model gave {base['advantage']:.3f}.")
     with plot:
         chart(charts.roc_chart(fpr, run["roc_tpr"], title="Membership attack on DP-GD",
                                attack_name=f"attack on DP-GD (ε = {epsilon:g})",
