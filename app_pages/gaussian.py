@@ -29,7 +29,6 @@ from ui.params import (
     n_slider,
 )
 from ui.planner import accuracy_planner
-from ui.presenter import presenter_mode
 from ui.seeds import demo_seed, resample_button, rng_for
 from ui.share import copy_link
 from ui.show import chart
@@ -180,10 +179,8 @@ def what_delta_means():
 
 lessons.step()
 what_delta_means()
-# The planner (ui.planner) with its ε-against-δ chart is taller than a projector's screen,
-# and a step cannot split it: in presenter mode it stays on the scrolling page only.
-if not presenter_mode():
-    accuracy_planner("gaussian", slug=SLUG, key="gd_plan")
+lessons.step()
+accuracy_planner("gaussian", slug=SLUG, key="gd_plan")
 
 
 lessons.step("Many dimensions: where the Gaussian wins")

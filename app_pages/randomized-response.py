@@ -297,10 +297,8 @@ def survey_demo() -> None:
 
 lessons.step()
 survey_demo()
-# The planner (ui.planner) is taller than a projector's screen at many of its settings, and
-# a step cannot split it: in presenter mode it stays on the scrolling page only.
-if not presenter_mode():
-    accuracy_planner("rr", slug=SLUG, key="rr_plan")
+lessons.step()
+accuracy_planner("rr", slug=SLUG, key="rr_plan")
 
 # ── 3. Local versus central ──────────────────────────────────────────────────────────────────
 lessons.step("Local versus central")

@@ -305,6 +305,8 @@ def demo(function=None, **fragment_options):
             return fragment(*args, **kwargs)
         finally:
             context_dg_stack.set(entry)
+            # What the page draws next continues the demo's last step, not its first.
+            _show(deck.current == deck.count)
 
     return call
 
@@ -327,6 +329,8 @@ _DECK_CSS = """
   border-radius: 0.5rem; box-shadow: 0 0 0 1px #d0d0d0; gap: 0.4rem; align-items: center; }
 .st-key-dplab_deck button { min-height: 2rem; padding: 0 0.6rem; }
 .st-key-dplab_deck p { font-size: 0.8rem; margin: 0; white-space: nowrap; }
+/* Keep the bar small over a step that scrolls: the keys are in each button's tooltip. */
+.st-key-dplab_deck kbd { display: none; }
 </style>
 """
 

@@ -27,6 +27,7 @@ from ui import lessons
 from ui.charts.odds import tradeoff_figure
 from ui.odds import epsilon_text, odds_panel
 from ui.params import DELTAS, EPSILONS, choice_slider, number_label
+from ui.presenter import presenter_mode
 from ui.share import copy_link
 from ui.show import chart
 
@@ -97,13 +98,22 @@ def _solve(kind: str, pp: float, confidence: float, n: int, delta: float | None)
     raise ValueError(f'kind must be "laplace", "gaussian" or "rr", got {kind!r}')
 
 
-@st.fragment
+@lessons.demo
 def accuracy_planner(kind: str, *, slug: str, key: str) -> None:
-    """The inverse control and its answer, then the odds panel for the ε it finds."""
-    with st.container(border=True):
+    """The inverse control and its answer, then the odds panel for the ε it finds.
+
+    On the projector it is two screens: the request and the ε it needs (the intro is prose,
+    so it stays on the scrolling page), then the trade-off chart (Gaussian) and the odds
+    panel. On the scrolling page both parts share one box.
+    """
+    presenting = presenter_mode()
+    box = st.container(border=True)
+    epsilon = None
+    with box:
         st.subheader(lessons.section_text(SLUG, "heading"), anchor=False)
         copy_link(slug, f"{key}_planner")
-        st.markdown(lessons.section_text(SLUG, "intro"))
+        if not presenting:
+            st.markdown(lessons.section_text(SLUG, "intro"))
         controls, result = st.columns([2, 3], gap="large")
         with controls:
             pp, confidence, n, delta = _controls(key, kind)
@@ -112,21 +122,27 @@ def accuracy_planner(kind: str, *, slug: str, key: str) -> None:
         except ValueError as reason:
             result.warning(lessons.section_text(SLUG, "impossible", reason=str(reason).capitalize()),
                            icon="🚫")
-            return
-        with result:
-            st.metric("ε needed", needed_text(epsilon) if epsilon > 0 else "any ε > 0")
-            st.markdown(lessons.section_text(SLUG, section, eps=needed_text(epsilon) if epsilon > 0 else "0",
-                                             **values))
-            if kind == "rr" and n < SMALL_N:
-                st.caption(lessons.section_text(SLUG, "rr-small-n", n=f"{n:,}"))
-            if epsilon > 0 and not EPSILONS[0] <= epsilon <= EPSILONS[-1]:
-                st.caption(lessons.section_text(SLUG, "beyond", lowest=f"{EPSILONS[0]:g}",
-                                                highest=f"{EPSILONS[-1]:g}"))
-            if kind == "gaussian":
-                count = pp / 100 * n
-                sigma = gaussian_sigma_for_error(count, confidence)
-                chart(tradeoff_figure(TRADEOFF_DELTAS, _tradeoff(count, confidence), delta, epsilon,
-                                      sigma), key=f"{key}_tradeoff")
+        else:
+            with result:
+                st.metric("ε needed", needed_text(epsilon) if epsilon > 0 else "any ε > 0")
+                st.markdown(lessons.section_text(
+                    SLUG, section, eps=needed_text(epsilon) if epsilon > 0 else "0", **values))
+                if kind == "rr" and n < SMALL_N:
+                    st.caption(lessons.section_text(SLUG, "rr-small-n", n=f"{n:,}"))
+                if epsilon > 0 and not EPSILONS[0] <= epsilon <= EPSILONS[-1]:
+                    st.caption(lessons.section_text(SLUG, "beyond", lowest=f"{EPSILONS[0]:g}",
+                                                    highest=f"{EPSILONS[-1]:g}"))
+    lessons.step()  # on the projector, what the ε means is a screen of its own
+    if epsilon is None:  # no ε meets the request: the first screen says why
+        if presenting:
+            st.caption("No ε meets this request: the screen before says why.")
+        return
+    with st.container(border=True) if presenting else box:
+        if kind == "gaussian":
+            count = pp / 100 * n
+            sigma = gaussian_sigma_for_error(count, confidence)
+            chart(tradeoff_figure(TRADEOFF_DELTAS, _tradeoff(count, confidence), delta, epsilon,
+                                  sigma), key=f"{key}_tradeoff")
         if epsilon > 0:
             odds_panel(epsilon, delta, n=n, key=f"{key}_plan", what="a release at this ε")
 
