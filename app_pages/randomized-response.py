@@ -240,6 +240,24 @@ lessons.render(SLUG, "survey-intro")
 lessons.quiz(SLUG, "bigger-n")
 
 
+# A warm ε move used to redraw these surveys every time (12–15% of the move, bench/profile.py).
+# The seed is the demo's, so a cached result is the picture a fresh draw would give.
+@st.cache_data(max_entries=256, show_spinner=False)
+def _survey_simulation(n: int, pi: float, epsilon: float, seed: list) -> tuple[np.ndarray, np.ndarray]:
+    """The TRIALS repeated surveys, then the simulated RMSE points, from one generator."""
+    rng = np.random.default_rng(seed)
+    estimates = rr_simulate(n, pi, epsilon, rng, trials=TRIALS)
+    return estimates, simulated_rmse(SIM_N, pi, epsilon, rng, trials=SIM_TRIALS)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _local_central_simulation(epsilon: float, seed: list) -> tuple[np.ndarray, np.ndarray]:
+    """Simulated RMSE points, local then central, from one generator."""
+    rng = np.random.default_rng(seed)
+    local = simulated_rmse(SIM_N, 0.5, epsilon, rng, trials=SIM_TRIALS)
+    return local, simulated_rmse(SIM_N, 0.5, epsilon, rng, trials=SIM_TRIALS, model="central")
+
+
 @lessons.demo(key="rr_survey")
 def survey_demo() -> None:
     epsilon = _epsilon()
@@ -250,8 +268,7 @@ def survey_demo() -> None:
                           format_func=_people)
         pi = range_slider("π (true fraction who would say Yes)", 0.0, 1.0, 0.2, "rr_pi", step=0.01)
         resample_button("rr_survey", "🎲 Resample the surveys")
-    rng = rng_for("rr_survey")
-    estimates = rr_simulate(n, pi, epsilon, rng, trials=TRIALS)
+    estimates, sim = _survey_simulation(n, pi, epsilon, demo_seed("rr_survey"))
     estimate = float(estimates[0])  # "this survey" is the first of the repeated ones
     truth = population_fraction(n, pi)
     rmse = rr_rmse(n, epsilon)
@@ -275,7 +292,6 @@ def survey_demo() -> None:
     lessons.step()
     curve, notice = st.columns([3, 2])
     with curve:
-        sim = simulated_rmse(SIM_N, pi, epsilon, rng, trials=SIM_TRIALS)
         chart(charts.error_vs_n_chart(N_GRID, rr_rmse(N_GRID, epsilon), np.array(SIM_N),
                                       sim, n, abs(estimate - truth)), width="stretch")
     outside = float(np.mean((estimates < 0) | (estimates > 1)))
@@ -332,14 +348,12 @@ def local_central_demo() -> None:
                        if epsilon > 1.1 else "")
     # The dots are RMSEs of SIM_TRIALS surveys each: a new draw would move them by about
     # 4%, less than a pixel on this log scale, so there is no resample button here.
-    rng = rng_for("rr_lc")
+    local_sim, central_sim = _local_central_simulation(epsilon, demo_seed("rr_lc"))
     with plot:
         chart(charts.local_central_chart(
-  N_GRID, rr_rmse(N_GRID, epsilon), central_rmse(N_GRID, epsilon),
-  sampling_rmse(N_GRID, 0.5), np.array(SIM_N),
-  simulated_rmse(SIM_N, 0.5, epsilon, rng, trials=SIM_TRIALS),
-  simulated_rmse(SIM_N, 0.5, epsilon, rng, trials=SIM_TRIALS, model="central"), n),
-  width="stretch")
+            N_GRID, rr_rmse(N_GRID, epsilon), central_rmse(N_GRID, epsilon),
+            sampling_rmse(N_GRID, 0.5), np.array(SIM_N), local_sim, central_sim, n),
+            width="stretch")
     lessons.render(SLUG, "deployments", census_ratio=local_central_ratio(CENSUS_N, epsilon),
                    eps=epsilon)
 
