@@ -192,23 +192,24 @@ def coin_demo() -> None:
         step = 0
     done = step >= 2 or (step == 1 and first_heads)
 
-    buttons = st.columns(3)
-    buttons[0].button("🪙 Flip the first coin", key="rr_coin_first", disabled=step > 0,
-                      on_click=_flip, args=(1,), width="stretch")
-    buttons[1].button("🪙 Flip the second coin", key="rr_coin_second",
-                      disabled=step != 1 or first_heads, on_click=_flip, args=(2,), width="stretch")
-    with buttons[2]:
+    # Horizontal containers, not rows of st.columns: a row of three columns is four layout
+    # blocks that every ε move sends again; a horizontal container is one.
+    with st.container(horizontal=True):
+        st.button("🪙 Flip the first coin", key="rr_coin_first", disabled=step > 0,
+                  on_click=_flip, args=(1,), width="stretch")
+        st.button("🪙 Flip the second coin", key="rr_coin_second",
+                  disabled=step != 1 or first_heads, on_click=_flip, args=(2,), width="stretch")
         resample_button("rr_coin", "👤 Next respondent")
 
-    first, second, report = st.columns(3)
-    with first.container(border=True):
+    cards = st.container(horizontal=True)
+    with cards.container(border=True):
         st.markdown("**First coin**")
         if step == 0:
             st.markdown("## ?")
         else:
             st.markdown("## " + ("Heads" if first_heads else "Tails"))
             st.caption("Tell the truth." if first_heads else "Let the second coin decide.")
-    with second.container(border=True):
+    with cards.container(border=True):
         st.markdown("**Second coin (fair)**")
         if step >= 1 and first_heads:
             st.markdown("## —")
@@ -218,7 +219,7 @@ def coin_demo() -> None:
         else:
             st.markdown("## " + ("Heads" if second_heads else "Tails"))
             st.caption("Say Yes." if second_heads else "Say No.")
-    with report.container(border=True):
+    with cards.container(border=True):
         st.markdown("**Reported answer**")
         if not done:
             st.markdown("## …")
@@ -275,10 +276,10 @@ def survey_demo() -> None:
     q = rr_keep_probability(epsilon)
     yes_share = rr_yes_share(estimate, epsilon)
     with controls:
-        left, right = st.columns(2)
-        left.metric("Reported Yes share", f"{yes_share:.2%}")
-        right.metric("Debiased π̂", f"{estimate:.4f}", delta=f"{estimate - truth:+.4f} vs truth",
-                     delta_color="off")
+        with st.container(horizontal=True):  # one layout block, not a row of columns
+            st.metric("Reported Yes share", f"{yes_share:.2%}")
+            st.metric("Debiased π̂", f"{estimate:.4f}", delta=f"{estimate - truth:+.4f} vs truth",
+                      delta_color="off")
         lessons.render(SLUG, "survey-formula", n=n, yes_share=_share(yes_share),
                        expected_share=_share(rr_yes_share(truth, epsilon)),
                        yes_fraction=_prob(yes_share), one_minus_q=_prob(1 - q),
@@ -377,9 +378,9 @@ def tammy_demo() -> None:
         prior = range_slider("Tammy's prior that Bob dodged", 0.01, 0.99, 0.02, "rr_prior", step=0.01)
         post_yes = rr_posterior(prior, epsilon, report=1)
         post_no = rr_posterior(prior, epsilon, report=0)
-        left, right = st.columns(2)
-        left.metric("After a Yes", f"{post_yes:.3f}")
-        right.metric("After a No", f"{post_no:.3f}")
+        with st.container(horizontal=True):
+            st.metric("After a Yes", f"{post_yes:.3f}")
+            st.metric("After a No", f"{post_no:.3f}")
         lessons.render(SLUG, "tammy-notice", prior=_percent(prior),
                        post_yes=_percent(post_yes, other=prior), ratio=_factor(math.exp(epsilon), 3))
     with plot:
