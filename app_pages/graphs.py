@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+import pyarrow as pa
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
@@ -87,6 +88,9 @@ def _graph(n: int, ties: int, triad_p: float, seed: list) -> dict:
         layout, stats.edges, stats.degrees, f"The network: {n:,} people, {stats.m:,} ties",
         highlight=hubs, highlight_name=f"max degree d = {stats.max_degree}")
     return {"stats": stats, "table": table, "hubs": hubs, "layout": layout, "drawing": drawing,
+            # As Arrow, built once: given the dict, st.table converted it through pandas on
+            # every send (6-8% of a warm move in bench/profile.py).
+            "rows": pa.table(charts.sensitivity_rows(table, n, stats.max_degree)),
             "degrees": charts.degree_chart(stats.degrees),
             "sensitivities": charts.sensitivity_chart(table)}
 
@@ -311,7 +315,7 @@ def table_demo() -> None:
     copy_link(SLUG, "table_demo")
     graph = _graph(n, ties, triad_p, seed)
     stats, table, d = graph["stats"], graph["table"], graph["stats"].max_degree
-    st.table(charts.sensitivity_rows(table, n, d), hide_index=True)
+    st.table(graph["rows"], hide_index=True)
     left, right = st.columns([3, 2], gap="large")
     with left:
         chart(graph["sensitivities"], key="graphs_sensitivities", **CHART)
