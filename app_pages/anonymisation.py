@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 import streamlit as st
 
 from dp import laplace_mechanism, reconstruction_attack
@@ -171,28 +172,36 @@ def linkage_demo() -> None:
     with sets:
         chart(charts.anonymity_chart(result.matches), width="stretch",
               key="anon_sets_chart")
+    join_rows, hospital_rows, roll_rows = _tables(n, zip_digits, resolution, seed)
     with join:
         st.subheader("The join, row by row")
-        shown = _example_rows(result.matches)
-        released = _released(records, shown, zip_digits, resolution)
-        names = [roll.names([person])[0] if person >= 0 else None
-                 for person in result.named[shown]]
-        st.dataframe(charts.join_table(released, result.matches[shown], names),
-                     hide_index=True, width="stretch")
+        st.dataframe(join_rows, hide_index=True, width="stretch")
         lessons.render(SLUG, "join-caption")
     with st.expander("See the two tables the attacker joins"):
         left, right = st.columns(2)
         with left:
             st.caption(f"Hospital release: first 6 of {len(records):,} rows (names removed)")
-            st.dataframe(_released(records, np.arange(6), zip_digits, resolution),
-                         hide_index=True, width="stretch")
+            st.dataframe(hospital_rows, hide_index=True, width="stretch")
         with right:
             st.caption(f"Public voter roll: first 6 of {n:,} rows")
-            st.dataframe({"name": roll.names(np.arange(6)),
-                          "ZIP": format_zip(roll.zip[:6], 5),
-                          "birth date": [str(d) for d in roll.birth[:6]],
-                          "sex": ["FM"[s] for s in roll.sex[:6]]},
-                         hide_index=True, width="stretch")
+            st.dataframe(roll_rows, hide_index=True, width="stretch")
+
+
+# As Arrow, built once per setting and shared: given dicts, st.dataframe converted these
+# three small tables through pandas on every send (19% of a warm move in bench/profile.py).
+@st.cache_resource(max_entries=128, show_spinner=False)
+def _tables(n: int, zip_digits: int, resolution: str, seed: tuple) -> tuple[pa.Table, ...]:
+    """The join's example rows, and the first six rows of the hospital release and the roll."""
+    roll, records = _county(n, seed)
+    result = _linkage(n, zip_digits, resolution, seed)
+    shown = _example_rows(result.matches)
+    names = [roll.names([person])[0] if person >= 0 else None for person in result.named[shown]]
+    join = charts.join_table(_released(records, shown, zip_digits, resolution),
+                             result.matches[shown], names)
+    voters = {"name": roll.names(np.arange(6)), "ZIP": format_zip(roll.zip[:6], 5),
+              "birth date": [str(d) for d in roll.birth[:6]], "sex": ["FM"[s] for s in roll.sex[:6]]}
+    return (pa.table(join), pa.table(_released(records, np.arange(6), zip_digits, resolution)),
+            pa.table(voters))
 
 
 def _example_rows(matches: np.ndarray, total: int = 6, ambiguous: int = 2) -> np.ndarray:
