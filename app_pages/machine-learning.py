@@ -223,12 +223,14 @@ def attack_demo() -> None:
     st.session_state[SHOWN_SEED] = seed
     base = nonprivate_run(n, d, l2, seed)
     with controls:
-        left, right = st.columns(2)
-        left.metric("Training accuracy", f"{base['train']:.0%}")
-        right.metric("Test accuracy", f"{base['test']:.0%}")
-        left, right = st.columns(2)
-        left.metric("Attack TPR", f"{base['tpr']:.0%}", help="Members the attack flags.")
-        right.metric("Attack FPR", f"{base['fpr']:.0%}", help="Non-members it flags by mistake.")
+        # Two horizontal containers, not rows of st.columns (two layout blocks a move, not six).
+        # "Train accuracy": the projector cut "Training accuracy" to "Training acc…".
+        with st.container(horizontal=True):
+            st.metric("Train accuracy", f"{base['train']:.0%}")
+            st.metric("Test accuracy", f"{base['test']:.0%}")
+        with st.container(horizontal=True):
+            st.metric("Attack TPR", f"{base['tpr']:.0%}", help="Members the attack flags.")
+            st.metric("Attack FPR", f"{base['fpr']:.0%}", help="Non-members it flags by mistake.")
     with hist_plot:
         chart(charts.confidence_chart(base["conf_members"], base["conf_others"]),
               key="ml_conf_chart", **CHART)

@@ -98,7 +98,7 @@ def test_machine_learning_data_settings_rerun_the_demos_that_read_them(key, valu
     assert not at.title and not at.header  # the page did not run
     fresh = app_test(page, {key: f"{value:g}"})
     moved, expected = _metrics(at), _metrics(fresh)
-    assert "Training accuracy" in moved and len(moved) > 4
+    assert "Train accuracy" in moved and len(moved) > 4
     assert all(moved[label] == expected[label] for label in moved)
     fresh_specs = chart_specs(fresh)
     for spec in chart_specs(at):
