@@ -439,9 +439,9 @@ def federated() -> None:
     curves = result["curves"]
     final = {name: float(values[-1]) for name, values in curves.items()}
     with controls:
-        cols = st.columns(3)
-        for col, (name, value) in zip(cols, final.items(), strict=True):
-            col.metric(name, f"{value:.0%}")
+        with st.container(horizontal=True):  # one layout block a move, not four
+            for name, value in final.items():
+                st.metric(name, f"{value:.0%}")
     with plot:
         chart(charts.fedavg_chart(np.arange(ROUNDS + 1), curves, result["spread"],
                                   bayes_accuracy(SIGNAL)), key="ml_fed_chart", **CHART)
