@@ -176,6 +176,10 @@ def _flip(step: int) -> None:
     st.session_state["rr_coin_progress"] = (draw_number("rr_coin"), step)
 
 
+def _card(title: str, face: str) -> None:
+    st.markdown(f"**{title}**\n\n## {face}")
+
+
 @st.fragment(key="rr_coin")
 def coin_demo() -> None:
     epsilon = _epsilon()
@@ -201,31 +205,29 @@ def coin_demo() -> None:
                   disabled=step != 1 or first_heads, on_click=_flip, args=(2,), width="stretch")
         resample_button("rr_coin", "👤 Next respondent")
 
+    # Each card's title and face are one markdown element (a move sends three fewer).
     cards = st.container(horizontal=True)
     with cards.container(border=True):
-        st.markdown("**First coin**")
         if step == 0:
-            st.markdown("## ?")
+            _card("First coin", "?")
         else:
-            st.markdown("## " + ("Heads" if first_heads else "Tails"))
+            _card("First coin", "Heads" if first_heads else "Tails")
             st.caption("Tell the truth." if first_heads else "Let the second coin decide.")
     with cards.container(border=True):
-        st.markdown("**Second coin (fair)**")
         if step >= 1 and first_heads:
-            st.markdown("## —")
+            _card("Second coin (fair)", "—")
             st.caption("Not needed.")
         elif step < 2:
-            st.markdown("## ?")
+            _card("Second coin (fair)", "?")
         else:
-            st.markdown("## " + ("Heads" if second_heads else "Tails"))
+            _card("Second coin (fair)", "Heads" if second_heads else "Tails")
             st.caption("Say Yes." if second_heads else "Say No.")
     with cards.container(border=True):
-        st.markdown("**Reported answer**")
         if not done:
-            st.markdown("## …")
+            _card("Reported answer", "…")
         else:
             answer = coin_report(truth, first_heads, second_heads)
-            st.markdown("## " + ("Yes" if answer else "No"))
+            _card("Reported answer", "Yes" if answer else "No")
             st.caption("The truth." if first_heads else
                        ("Matches the truth by chance." if answer == truth else "Not the truth."))
     lessons.render(SLUG, "coin-after", q=_prob(q, 3), one_minus_q=_prob(1 - q, 3),

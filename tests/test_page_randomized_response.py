@@ -19,7 +19,8 @@ LN3 = math.log(3)
 
 def _cards(at) -> list[str]:
     """The big values of the three coin cards: first coin, second coin, report."""
-    return [m.value.removeprefix("## ") for m in at.markdown if m.value.startswith("## ")]
+    # Each card is one markdown: its bold title, then its face as a level-2 heading.
+    return [m.value.partition("\n\n## ")[2] for m in at.markdown if "\n\n## " in m.value]
 
 
 def _metric(at, label: str) -> str:
