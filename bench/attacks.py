@@ -394,15 +394,7 @@ def logged_server():
              "--server.address", "127.0.0.1", "--server.headless", "true", *load.SERVER_OPTIONS],
             cwd=ROOT, stdout=log, stderr=log)
         try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
-                    break
-                except OSError:
-                    if server.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError("streamlit did not start") from None
-                    time.sleep(0.3)
+            load.wait_until_serving(port, server)
             yield server.pid, port, log
         finally:
             server.terminate()

@@ -108,6 +108,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def wait_until_serving(port: int, server: subprocess.Popen, timeout: float = 60,
+                       detail=lambda: "") -> None:
+    """Wait until the Streamlit server on loopback `port` answers its health check. If it exits
+    or takes longer than `timeout` s, kill it and raise, with `detail()` (e.g. its log)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
+            return
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                raise RuntimeError(f"streamlit did not start: {detail()}") from None
+            time.sleep(0.3)
+
+
 # Extra `streamlit run` options (--option name=value), to measure a candidate fix.
 SERVER_OPTIONS: list[str] = []
 
@@ -121,16 +137,7 @@ def streamlit_server():
          "--server.address", "127.0.0.1", "--server.headless", "true", *SERVER_OPTIONS],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
-            break
-        except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                server.kill()
-                raise RuntimeError(f"streamlit did not start: {server.stderr.read().decode()}") from None
-            time.sleep(0.3)
+    wait_until_serving(port, server, detail=lambda: server.stderr.read().decode())
     print(f"(server pid {server.pid}, port {port})", file=sys.stderr, flush=True)  # for py-spy
     try:
         yield server.pid, port

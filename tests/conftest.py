@@ -8,16 +8,14 @@ import contextlib
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from bench.load import free_port, wait_until_serving
 from ui.course import LESSONS, Lesson
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,32 +94,17 @@ def run_coroutine(coroutine):
         return pool.submit(asyncio.run, coroutine).result()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextlib.contextmanager
 def serve_app():
     """A real `streamlit run app.py` on a free loopback port; yields its URL."""
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"{url}/_stcore/health", timeout=1)
-            break
-        except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                server.kill()
-                raise RuntimeError(f"streamlit did not start: {server.stderr.read().decode()}") from None
-            time.sleep(0.3)
+    wait_until_serving(port, server, detail=lambda: server.stderr.read().decode())
     try:
         yield url
     finally:

@@ -278,7 +278,7 @@ def test_the_belief_chart_shows_the_move_and_its_labels_apart_at_every_extreme(p
     assert min(np.diff(ticks)) >= (top - bottom) / 7 - 1e-9
     assert all(label.endswith("%") and "e" not in label for label in axis["ticktext"])
     # Each tick sits where its percentage belongs on the log-odds axis.
-    for value, label in zip(ticks, axis["ticktext"]):
+    for value, label in zip(ticks, axis["ticktext"], strict=True):
         p = float(label[:-1]) / 100
         assert value == pytest.approx(math.log(p / (1 - p)))
 

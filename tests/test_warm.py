@@ -6,11 +6,10 @@ import os
 import subprocess
 import sys
 import time
-import urllib.request
 
 import pytest
 
-from bench.load import Session, free_port
+from bench.load import Session, free_port, wait_until_serving
 from tests.conftest import ROOT, app_test, assert_clean, lesson, run_coroutine
 from ui import warm
 
@@ -38,14 +37,7 @@ def test_the_server_visits_every_main_slider_value_of_the_slow_pages_once(launch
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
             env={**os.environ, "DPLAB_WARM": "1", "OPENBLAS_NUM_THREADS": "1"})
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
-                break
-            except OSError:
-                assert server.poll() is None and time.monotonic() < deadline, log.read_text()
-                time.sleep(0.3)
+        wait_until_serving(port, server, detail=log.read_text)
         assert DONE not in log.read_text()  # nothing is warmed before anyone comes
 
         async def options() -> dict[str, list[str]]:
