@@ -161,7 +161,7 @@ def belief_axis(prior: float, epsilon: float) -> dict:
     reach = 1.35 * max(float(epsilon), 2.0)
     bottom, top = centre - reach, centre + reach
     chosen, last = [], -np.inf
-    for p, y in zip(_BELIEF_TICKS, _log_odds(_BELIEF_TICKS)):
+    for p, y in zip(_BELIEF_TICKS, _log_odds(_BELIEF_TICKS), strict=True):
         if bottom <= y <= top and y - last >= (top - bottom) / _BELIEF_TICK_GAPS:
             chosen.append(float(p))
             last = y
