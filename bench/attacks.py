@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -392,7 +393,8 @@ def logged_server():
         server = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
              "--server.address", "127.0.0.1", "--server.headless", "true", *load.SERVER_OPTIONS],
-            cwd=ROOT, stdout=log, stderr=log)
+            cwd=ROOT, stdout=log, stderr=log,
+            env={**os.environ, "DPLAB_WARM": "0"})  # no warm-up CPU in the attacks' budgets
         try:
             load.wait_until_serving(port, server)
             yield server.pid, port, log

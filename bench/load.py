@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import contextlib
 import math
 import os
@@ -132,14 +133,21 @@ SERVER_OPTIONS: list[str] = []
 def streamlit_server():
     """`streamlit run app.py` on loopback, with the repo's .streamlit/config.toml (cwd)."""
     port = free_port()
+    log = tempfile.TemporaryFile()  # a pipe nobody reads would block a chatty server
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true", *SERVER_OPTIONS],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        cwd=ROOT, stdout=log, stderr=log,
     )
-    wait_until_serving(port, server, detail=lambda: server.stderr.read().decode())
-    print(f"(server pid {server.pid}, port {port})", file=sys.stderr, flush=True)  # for py-spy
+
+    def server_log() -> str:
+        log.seek(0)
+        return log.read().decode(errors="replace")
+
     try:
+        wait_until_serving(port, server, detail=server_log)
+        _wait_for_warm_up(port, server_log)
+        print(f"(server pid {server.pid}, port {port})", file=sys.stderr, flush=True)  # for py-spy
         yield server.pid, port
     finally:
         server.terminate()
@@ -147,6 +155,30 @@ def streamlit_server():
             server.wait(timeout=20)
         except subprocess.TimeoutExpired:
             server.kill()
+        log.close()
+
+
+WARM_UP_DONE = "DP Lab warm-up done"  # ui/warm.py's log line
+
+
+def _wait_for_warm_up(port: int, server_log, timeout: float = 120) -> None:
+    """The server warms its slowest caches once, after its first session (ui/warm.py): start
+    that with one visit and wait for it, so that its CPU is not counted in what is measured."""
+    if os.environ.get("DPLAB_WARM", "1") == "0":
+        return
+
+    async def visit() -> None:
+        session = Session(port, "")
+        await session.open()
+        await session.close()
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # callers may be in a running loop
+        pool.submit(asyncio.run, visit()).result()
+    deadline = time.monotonic() + timeout
+    while WARM_UP_DONE not in server_log():
+        if "warm-up stopped early" in server_log() or time.monotonic() > deadline:
+            raise RuntimeError(f"the server's warm-up did not finish: {server_log()[-2000:]}")
+        time.sleep(0.3)
 
 
 @contextlib.contextmanager

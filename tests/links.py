@@ -35,3 +35,11 @@ def open_links(at):
 def links(at) -> list[str]:
     """The links the page's link popovers show, once opened."""
     return [code.value for code in open_links(at).get("code") if "seed=" in code.value]
+
+
+def open_folds(at):
+    """Open every lazy fold of the page (ui.show.fold: keys ending in "_fold"), rerun, return `at`."""
+    folds = [key for key in at.session_state.keys() if str(key).endswith("_fold") and not at.session_state[key]]
+    for key in folds:
+        at.session_state[key] = True
+    return at.run() if folds else at

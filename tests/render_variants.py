@@ -35,6 +35,7 @@ import streamlit.logger
 
 import ui.lessons
 from tests.conftest import app_test, lesson
+from tests.links import open_folds
 from ui.course import LESSONS
 
 # (slug, section) -> {rendered text: [setting labels]}, filled while the page runs.
@@ -132,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     _rendered.clear()
     for label, query in settings(controls, args.random, args.seed):
         _current_setting[0] = label
-        at = app_test(page, {**base, **query})
+        at = open_folds(app_test(page, {**base, **query}))  # what a reader sees once opened
         if at.exception:
             failures.append((label, [e.value for e in at.exception]))
         section_texts = {text for per_section in _rendered.values() for text in per_section}

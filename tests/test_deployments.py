@@ -87,4 +87,8 @@ def test_panel_renders():
     at = AppTest.from_function(script).run()
     assert not at.exception
     assert "not advice" in at.expander[0].label
-    assert len(at.dataframe) == 1
+    assert not at.dataframe and not at.get("plotly_chart"), "folded, the panel builds nothing (ui.show.fold)"
+    at.session_state["t_deployments_fold"] = True  # a reader opens it
+    at.run()
+    assert not at.exception
+    assert len(at.dataframe) == 1 and len(at.get("plotly_chart")) == 1

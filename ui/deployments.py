@@ -19,7 +19,7 @@ from ui import lessons
 from ui.charts.odds import deployments_figure
 from ui.course import ROOT
 from ui.presenter import presenter_mode
-from ui.show import chart
+from ui.show import chart, fold
 
 SLUG = "deployments"
 DATA = ROOT / "lessons" / "deployments.toml"
@@ -103,7 +103,9 @@ def deployments_panel(epsilon: float | None = None, *, key: str,
                       what: str = "this page's ε") -> None:
     """The chart and the table, folded (on the projector too: the chart alone is a slide)."""
     rows = deployments()
-    with st.expander(lessons.section_text(SLUG, "label")):
+    if (box := fold(lessons.section_text(SLUG, "label"), key=f"{key}_deployments_fold")) is None:
+        return
+    with box:
         st.markdown(lessons.section_text(SLUG, "intro"))
         if epsilon is not None:
             st.markdown(lessons.section_text(SLUG, "position", what=what, eps=f"{epsilon:g}",

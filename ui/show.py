@@ -394,3 +394,23 @@ def chart(figure: go.Figure, caption: str | None = None, **kwargs) -> None:
     st.plotly_chart(for_screens(figure, presenter=presenting), **kwargs)
     if not presenting:
         st.caption(caption or describe(figure))
+
+
+def fold(label: str, *, key: str):
+    """A folded st.expander whose content is built only while it is open, or None when closed.
+
+    Its label must not change with the page's values (a new label is a new widget, which
+    would fold again on every move); `key` ends in "_fold" (tests open folds by it).
+
+    Opening it reruns its demo (on_change="rerun"), so a closed fold is one element on every
+    move, whatever it would hold: a chart, a table and their prose are not rebuilt and resent
+    for a reader who is not looking (issue 16). Use as
+
+        if (box := fold(label, key=...)) is not None:
+            with box:
+                ...
+    """
+    if not key.endswith("_fold"):
+        raise ValueError(f"a fold's key ends in _fold, got {key!r}")
+    box = st.expander(label, key=key, on_change="rerun")
+    return box if box.open else None
