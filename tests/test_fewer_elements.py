@@ -16,7 +16,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench.load import Session
 from tests.conftest import app_test, assert_clean, chart_specs, lesson, run_coroutine, serve_app
-from tests.links import LABEL, links, open_links
+from tests.links import LABEL, links, open_folds, open_links
 
 LN3 = math.log(3)
 
@@ -211,3 +211,15 @@ def test_the_deployments_table_goes_out_as_arrow_built_once():
     shown = next(frame.value for frame in at.dataframe if "Organisation" in frame.value.columns)
     assert list(shown.columns) == list(expected)
     assert shown.to_dict("list") == expected
+
+
+def test_a_closed_opendp_fold_sends_no_snippet_and_an_open_one_shows_the_live_one():
+    """"Show this in OpenDP" is built only while open (ui.show.fold); opened, it holds the
+    snippet for the page's current settings."""
+    at = app_test(lesson("laplace"), {"lap_eps": "2"})
+    assert [e for e in at.expander if "Show this in OpenDP" in e.label]
+    assert not [c for c in at.get("code") if "opendp.prelude" in c.value]
+    open_folds(at)
+    snippets = [c.value for c in at.get("code") if "opendp.prelude" in c.value]
+    assert len(snippets) == len([e for e in at.expander if "Show this in OpenDP" in e.label])
+    assert any("ε = 2 " in code for code in snippets), snippets[0][:400]

@@ -6,13 +6,23 @@ against opendp). The app itself never imports opendp: it only shows text.
 
 from __future__ import annotations
 
+import sys
+
 import streamlit as st
 
 from ui.opendp_snippets import OPENDP_VERSION, Snippet
+from ui.show import fold
 
 
 def opendp_expander(snippet: Snippet) -> None:
-    """The snippet, folded, with one line on what differs from the page's own mechanism."""
-    with st.expander(f"🧰 Show this in OpenDP ({OPENDP_VERSION})"):
+    """The snippet, folded, with one line on what differs from the page's own mechanism.
+
+    Built only while open (ui.show.fold); a page has several, so each call site is its own.
+    """
+    caller = sys._getframe(1)
+    key = f"opendp_{caller.f_code.co_name}_{caller.f_lineno}_fold"
+    if (box := fold(f"🧰 Show this in OpenDP ({OPENDP_VERSION})", key=key)) is None:
+        return
+    with box:
         st.code(snippet.code, language="python")  # scrolls sideways on a phone: no broken indentation
         st.caption(f"**What differs:** {snippet.differs}")
