@@ -62,9 +62,18 @@ def _settle(page, check: str = READY) -> None:
     page.wait_for_function(RESIZED, timeout=30_000)
 
 
+# Streamlit cuts a control's or a metric's label to one line ending in "…"; ui.show.CHART_CSS
+# lets them wrap. A label still wider than its box is cut.
+CUT_LABELS = """() => [...document.querySelectorAll(
+    '[data-testid=stMain] [data-testid=stWidgetLabel] .stMarkdownEllipsis, ' +
+    '[data-testid=stMain] [data-testid=stMetricLabel] .stMarkdownEllipsis')]
+  .filter((e) => e.checkVisibility() && e.scrollWidth > e.clientWidth + 1).map((e) => e.innerText)"""
+
+
 def _faults(page, where: str) -> list[str]:
     result = page.evaluate(MEASURE)
-    return [f"{where}: {fault}" for fault in result["faults"]]
+    cut = [f"label cut to its box: {label!r}" for label in page.evaluate(CUT_LABELS)]
+    return [f"{where}: {fault}" for fault in result["faults"] + cut]
 
 
 def _targets() -> list[tuple[Lesson, str, str]]:

@@ -55,6 +55,11 @@ TITLE_PAD = 8  # px above the title and between it and the plot
 CHART_CSS = """
 <style>
 @media (hover: none), (max-width: 640px) { .js-plotly-plot .modebar-container { display: none; } }
+/* A control's or a metric's label wraps rather than ending in "…" (Streamlit cuts them to one
+   line): on a projector or a phone the cut part is often the part that says what it does. */
+[data-testid="stWidgetLabel"] .stMarkdownEllipsis, [data-testid="stWidgetLabel"] .stMarkdownEllipsis p,
+[data-testid="stMetricLabel"] .stMarkdownEllipsis, [data-testid="stMetricLabel"] .stMarkdownEllipsis p {
+  white-space: normal; overflow: visible; text-overflow: clip; }
 </style>
 """
 
