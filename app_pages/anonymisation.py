@@ -21,6 +21,7 @@ from dp.linkage import (
     voter_roll,
     zip_group_shares,
 )
+from dp.odds import pure_release
 from ui import lessons, opendp_snippets
 from ui.charts import anonymisation as charts
 from ui.odds import odds_panel
@@ -277,7 +278,7 @@ def differencing_demo() -> None:
     lessons.render(SLUG, "differencing-noise", eps=epsilon, b=1 / epsilon, total=2 * epsilon,
                    accuracy=100 * differencing_accuracy(epsilon))
     lessons.step()
-    odds_panel(2 * epsilon, key="anon", what="the two noisy counts together")
+    odds_panel(pure_release(2 * epsilon), key="anon", what="the two noisy counts together")
     # the target is in both counts: two counts at ε each are k = 2 counts at 2ε in total
     opendp_expander(opendp_snippets.k_counts(2 * epsilon, 2, "add/remove", len(records)))
 

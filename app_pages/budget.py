@@ -29,6 +29,7 @@ from dp.budget import (
     true_answer,
     z_value,
 )
+from dp.odds import pure_release
 from ui import lessons, opendp_snippets
 from ui.audit import audit_panel
 from ui.charts import budget as charts
@@ -148,7 +149,7 @@ def attack_demo() -> None:
     else:
         lessons.render(SLUG, "blog-hint", blog_eps=BLOG_EPS)
     lessons.step()
-    odds_panel(epsilon, key="budget", what="one answer")
+    odds_panel(pure_release(epsilon), key="budget", what="one answer")
     opendp_expander(opendp_snippets.repeated_count(epsilon, m_star, truth))
 
 

@@ -16,6 +16,7 @@ from dp.composition_curves import (
     pure_dp_curves,
 )
 from dp.composition_table import tabulated
+from dp.odds import gaussian_release, laplace_sum_release
 from dp.postprocessing import STEPS, post_process
 from ui import lessons
 from ui.charts import composition as charts
@@ -266,7 +267,9 @@ def compare():
     total = float(at_k(laplace_ks, laplace, k)) if mode == PURE else float(exact)
     lessons.step()  # what the total means: a screen of its own on the projector
     if total > 0:  # a Gaussian total of 0: δ alone covers it
-        odds_panel(total, delta, key="comp", what=f"all {k:,} queries together" if k > 1 else "the one query")
+        release = (laplace_sum_release(total, delta, epsilon, k) if mode == PURE
+                   else gaussian_release(total, delta, math.sqrt(k) / sigma))
+        odds_panel(release, key="comp", what=f"all {k:,} queries together" if k > 1 else "the one query")
     deployments_panel(total or None, key="comp", what=f"the total ε for k = {k:,}")
 
 

@@ -15,6 +15,7 @@ from dp import (
     max_true_positive_rate,
     posterior_bounds,
 )
+from dp.odds import pure_release
 from dp.privacy_loss import (
     laplace_density,
     laplace_guess_accuracy,
@@ -148,7 +149,7 @@ def definition_demo() -> None:
                    band=lessons.section_text(SLUG, f"notice-band-{pair}", **numbers),
                    promise=lessons.section_text(SLUG, f"notice-promise-{pair}", **numbers))
     lessons.step()
-    odds_panel(epsilon, key="def", what="this release")
+    odds_panel(pure_release(epsilon), key="def", what="this release")
     deployments_panel(epsilon, key="def", what="this demo's ε")
 
     with st.container(border=True):

@@ -13,6 +13,7 @@ from dp import (
     private_median,
     private_median_probabilities,
 )
+from dp.odds import pure_release
 from ui import lessons, opendp_snippets
 from ui.audit import audit_panel
 from ui.charts import exponential as charts
@@ -207,7 +208,7 @@ def selection_demo() -> None:
                    limits=limits, notes_lead="That is no better here, and" if same
                    else "That looks better, but")
     lessons.step()
-    odds_panel(epsilon, key="exp", what="this choice")
+    odds_panel(pure_release(epsilon), key="exp", what="this choice")
     opendp_expander(opendp_snippets.exponential_choice(names, scores, epsilon, sensitivity))
 
 

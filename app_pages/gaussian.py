@@ -4,6 +4,7 @@ import numpy as np
 import streamlit as st
 
 from dp import gaussian_delta, gaussian_mechanism, gaussian_sigma, laplace_scale
+from dp.odds import gaussian_release
 from dp.tails import (
     audit_with_delta,
     dimension_crossover,
@@ -104,7 +105,7 @@ def matched_privacy():
     lessons.render(SLUG, "notice-densities-laplace" if lap_std < sigma else "notice-densities-gaussian",
                    lap_std=lap_std, sigma=sigma, ratio=sigma / lap_std)
     lessons.step()
-    odds_panel(epsilon, delta, key="gd", what="this release")
+    odds_panel(gaussian_release(epsilon, delta, sensitivity / sigma), key="gd", what="this release")
     opendp_expander(opendp_snippets.gaussian_sum(epsilon, delta, sensitivity, sigma))
 
     lessons.step("Tails", level="subheader")

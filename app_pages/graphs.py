@@ -24,6 +24,7 @@ from dp.graphs import (
     triangle_releases,
     worst_neighbour,
 )
+from dp.odds import bad_event_release
 from ui import lessons, opendp_snippets
 from ui.audit import audit_panel
 from ui.charts import graphs as charts
@@ -388,7 +389,10 @@ def triangle_demo() -> None:
         notes.append(lessons.section_text(SLUG, "delta-try-large"))
     lessons.render(SLUG, "role-of-delta", delta_note=" ".join(notes), **values)
     lessons.step()
-    odds_panel(2 * epsilon, delta, key="graphs", what="the whole release (both steps, 2ε)")
+    # the two steps exceed 2ε only when the noisy bound d̂ falls below B(G): chance δ/2
+    release = bad_event_release(2 * epsilon, delta, bound_failure_probability(epsilon, delta),
+                                unit="tie", units=stats.m or None, degree=stats.max_degree or None)
+    odds_panel(release, key="graphs", what="the whole release (both steps, 2ε)")
     opendp_expander(opendp_snippets.no_constructor("A (2ε, δ)-DP triangle count under edge privacy", "none: OpenDP 0.16 has no graph transformations (the page's mechanism is dp/graphs.py)"))
     lessons.step()
     lessons.quiz(SLUG, "delta-role")

@@ -26,6 +26,7 @@ from dp.laplace_accuracy import (
     union_bound_error,
     zipf_distribution,
 )
+from dp.odds import pure_release
 from ui import lessons, opendp_snippets
 from ui.audit import audit_panel
 from ui.charts import laplace as charts
@@ -140,7 +141,7 @@ def sensitivity_demo(relation: str) -> None:
                    total_ratio=ratio_text(float(np.exp(epsilon))),
                    relation=used, var=laplace_variance(b))
     lessons.step()
-    odds_panel(epsilon, key="lap", what="this release")
+    odds_panel(pure_release(epsilon), key="lap", what="this release")
     deployments_panel(epsilon, key="lap")
     opendp_expander(opendp_snippets.laplace_query(query, epsilon, used, k=k, lower=lower, upper=upper, n=n))
 

@@ -32,6 +32,7 @@ from dp.local_sensitivity import (
     synthetic_scores,
     trap_pair,
 )
+from dp.odds import bad_event_release
 from dp.privacy_loss import laplace_density
 from ui import lessons, opendp_snippets
 from ui.audit import audit_panel
@@ -348,7 +349,9 @@ def safe_alternatives() -> None:
              **{f"err_{key}": value for key, value in errors.items()}}
     lessons.render(SLUG, "safe-notice-ptr-answers" if answers >= 0.5 else "safe-notice-ptr-refuses", **facts)
     lessons.step()
-    odds_panel(epsilon, delta, key="ls", n=n, what="each release (δ: PTR only)")
+    # PTR exceeds ε only when its test passes where LS is above Δ̂: chance δ/2 (ptr_pass_probability)
+    odds_panel(bad_event_release(epsilon, delta, ptr_pass_probability(0, epsilon, delta), units=n), key="ls",
+               what="each release (the δ exception: PTR only)")
     opendp_expander(opendp_snippets.median(epsilon, LO, HI, n))  # the exponential-mechanism median
     lessons.step("Accuracy against the exponential mechanism", level="subheader")
     lessons.quiz(SLUG, "which-wins")

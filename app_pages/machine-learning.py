@@ -31,6 +31,7 @@ from dp.learning import (
     train_dp_gd,
     train_logistic,
 )
+from dp.odds import gaussian_release
 from ui import lessons, opendp_snippets
 from ui.audit import audit_panel
 from ui.charts import machine_learning as charts
@@ -346,7 +347,8 @@ def dp_training() -> None:
     if run["tpr"] > op_bound:  # sampling noise only: say so rather than hide it
         st.info(lessons.section_text(SLUG, "dpgd-above-bound", **values))
     lessons.step()
-    odds_panel(epsilon, DELTA, key="ml", n=n, what="the trained model")
+    odds_panel(gaussian_release(epsilon, DELTA, mu, units=n), key="ml",
+               what="the training (every noisy step, and so the model)")
     opendp_expander(opendp_snippets.no_constructor("DP gradient descent: clipped per-example gradients plus Gaussian noise", "none for training; DP-SGD libraries such as Opacus do it, and dp.m.make_gaussian can noise a gradient you have clipped yourself"))
 
     with st.container(border=True):

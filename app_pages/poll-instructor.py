@@ -7,6 +7,7 @@ import numpy as np
 import streamlit as st
 
 from classroom import store
+from dp.odds import pure_release
 from dp.rr_inference import rr_half_width, rr_running_estimates
 from ui import classroom_admin, lessons
 from ui import poll as ui_poll
@@ -57,7 +58,7 @@ def create_form() -> None:
         epsilon = st.select_slider("ε for this poll", EPS_OPTIONS, value=1.0, key="poll_epsilon",
                                    format_func=number_label,
                                    help="Smaller ε: more noise per answer and a wider interval.")
-    odds_panel(epsilon, key="poll_new", what="each student's randomized answer")
+    odds_panel(pure_release(epsilon), key="poll_new", what="each student's randomized answer")
     if st.button("Create the poll", type="primary", key="poll_create"):
         if classroom_admin.creation_refused(SLUG):
             return

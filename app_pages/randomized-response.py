@@ -27,6 +27,7 @@ from dp.local_dp import (
     simulated_rmse,
     yes_rates,
 )
+from dp.odds import pure_release
 from ui import lessons, opendp_snippets
 from ui.audit import SAMPLE_SIZES, audit_panel
 from ui.charts import randomized_response as charts
@@ -165,7 +166,7 @@ def protocol_demo() -> None:
                        slide_keep=0.5 + slide_alpha,
                        slide_eps=alpha_epsilon(min(slide_alpha, 0.5)) if slide_case == "below" else 0.0)
     lessons.step()
-    odds_panel(epsilon, key="rr", what="each person's randomized answer")
+    odds_panel(pure_release(epsilon), key="rr", what="each person's randomized answer")
 
 
 lessons.step()

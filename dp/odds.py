@@ -12,15 +12,24 @@ With δ > 0 the definition reads Pr[M(D) ∈ S] ≤ e^ε·Pr[M(D′) ∈ S] + δ
 grow by the factor e^ε *plus* δ. δ is that additive slack, not "the probability that privacy
 fails"; what it means is that events of probability about δ or less are not protected at all
 (`event_probability_bound`).
+
+A `Release` says what a page publishes, so that the panel can say how rare the outputs are
+on which the e^ε bound fails: never for a pure ε-DP mechanism; Pr[L > ε] in closed form for a
+Gaussian release; from the privacy-loss distribution for k Laplace releases; at most the
+chance of a known bad event for mechanisms built that way (propose-test-release, a noisy
+bound shifted up by ln(1/δ)/ε).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import logit, ndtr
 
 from dp import _checks as check
+from dp.accounting import laplace_composition_loss_exceeds
 from dp.attacks import posterior_bounds
 
 # The verdict bands, defined by what the bound lets a release do to an attacker who starts
@@ -91,3 +100,117 @@ def delta_per_person(delta, n) -> float:
     delta = check.delta_or_zero("delta", delta)
     n = check.count("n", n)
     return n * delta
+
+
+# Outputs on which the e^ε bound fails are called rare when their chance is at most this
+# (one release in a thousand); above it the panel gives no protection verdict for the ε part.
+RARE_CHANCE = 1e-3
+UNITS = ("person", "tie")  # whose presence the guarantee hides: a person (a record) or a tie of a graph
+LOSSES = ("bounded", "gaussian", "laplace-sum", "bad-event")
+
+
+@dataclass(frozen=True)
+class Release:
+    """What one page publishes, as far as the odds panel needs to know it.
+
+    epsilon, delta: the guarantee the panel explains. `loss` says how the privacy loss
+    L = ln(P(y)/Q(y)) of an output behaves (P: the data with you, Q: without):
+
+    - "bounded": |L| ≤ ε on every output (pure ε-DP: Laplace, randomized response, …);
+    - "gaussian": L ~ N(μ²/2, μ²) with μ = Δ/σ (Balle & Wang 2018, Lemma 3), for one
+      Gaussian release or several composed (μ = √k·Δ/σ); no ceiling at all;
+    - "laplace-sum": the sum of `queries` Laplace losses of range ±`per_query` (= Δ/b) each;
+      never above queries·per_query (basic composition);
+    - "bad-event": |L| ≤ ε except on an event whose chance is at most `bad_event`, whichever
+      neighbour holds (propose-test-release; a degree bound shifted up by ln(1/δ)/ε).
+
+    `unit` is what a neighbouring dataset changes ("person", or "tie" under edge privacy) and
+    `units` how many there are (n people, m ties), the count δ is compared with.
+    `degree` (ties only): the most ties one person has, for the group-privacy sentence.
+    """
+
+    epsilon: float
+    delta: float = 0.0
+    loss: str = "bounded"
+    mu: float = 0.0
+    per_query: float = 0.0
+    queries: int = 1
+    bad_event: float = 0.0
+    unit: str = "person"
+    units: int | None = None
+    degree: int | None = None
+
+    def __post_init__(self):
+        check.positive("epsilon", self.epsilon)
+        check.delta_or_zero("delta", self.delta)
+        if self.loss not in LOSSES:
+            raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
+        if self.unit not in UNITS:
+            raise ValueError(f"unit must be one of {UNITS}, got {self.unit!r}")
+        if (self.loss == "bounded") != (self.delta == 0):
+            raise ValueError("delta must be 0 exactly for a bounded (pure ε-DP) loss")
+        if self.loss == "gaussian":
+            check.positive("mu", self.mu)
+        if self.loss == "laplace-sum":
+            check.positive("per_query", self.per_query)
+            check.count("queries", self.queries)
+        if self.loss == "bad-event":
+            check.unit("bad_event", self.bad_event)
+        if self.units is not None:
+            check.count("units", self.units)
+
+    @property
+    def ceiling(self) -> float:
+        """The ε that holds on every output: ε, k·(Δ/b) for k Laplace releases, else ∞."""
+        return {"bounded": self.epsilon,
+                "laplace-sum": self.queries * self.per_query}.get(self.loss, math.inf)
+
+    @property
+    def exact(self) -> bool:
+        """Whether `loss_exceeds` is the exact chance (in the worst case) rather than a bound."""
+        return self.loss == "gaussian"
+
+    def loss_exceeds(self, t) -> float | None:
+        """Pr[L > t] with you in the data: exact for "gaussian", an upper bound otherwise,
+        None where this release does not determine it (t below ε for "bounded"/"bad-event")."""
+        t = float(t)
+        if t >= self.ceiling:
+            return 0.0
+        if self.loss == "gaussian":  # Pr[N(μ²/2, μ²) > t]
+            return float(ndtr((self.mu**2 / 2 - t) / self.mu))
+        if self.loss == "laplace-sum":
+            return laplace_composition_loss_exceeds(1 / self.per_query, self.queries, t)
+        if self.loss == "bad-event" and t >= self.epsilon:
+            return self.bad_event
+        return None
+
+    def rare_chance(self) -> float:
+        """Pr[L > ε]: how often an output is more telling than e^ε allows (0 for pure ε-DP)."""
+        return self.loss_exceeds(self.epsilon)
+
+    def chance_above(self, prior, posterior) -> float | None:
+        """How often an attacker with belief `prior` ends above `posterior`, with you in the
+        data: Pr[logit(prior) + L > logit(posterior)] = Pr[L > logit(posterior) − logit(prior)]."""
+        prior = check.open_unit("prior", prior)
+        posterior = check.open_unit("posterior", posterior)
+        return self.loss_exceeds(float(logit(posterior) - logit(prior)))
+
+
+def pure_release(epsilon, **unit) -> Release:
+    """A pure ε-DP release: the odds bound holds on every output."""
+    return Release(epsilon, **unit)
+
+
+def gaussian_release(epsilon, delta, mu, **unit) -> Release:
+    """A Gaussian release (or k composed, μ = √k·Δ/σ) that is (ε, δ)-DP."""
+    return Release(epsilon, delta, "gaussian", mu=mu, **unit)
+
+
+def laplace_sum_release(epsilon, delta, per_query, queries, **unit) -> Release:
+    """k Laplace releases of ε₀ = Δ/b each, read by an accountant as (ε, δ)-DP."""
+    return Release(epsilon, delta, "laplace-sum", per_query=per_query, queries=queries, **unit)
+
+
+def bad_event_release(epsilon, delta, bad_event, **unit) -> Release:
+    """An (ε, δ)-DP release whose loss exceeds ε only on an event of chance ≤ `bad_event`."""
+    return Release(epsilon, delta, "bad-event", bad_event=bad_event, **unit)

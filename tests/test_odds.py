@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 
 import numpy as np
 import plotly.graph_objects as go
@@ -19,7 +20,9 @@ from dp.odds import (
     max_posterior,
     min_posterior,
     odds_multiplier,
+    gaussian_release,
     protection_band,
+    pure_release,
 )
 from ui import lessons
 from ui.charts.odds import icon_array, icon_counts
@@ -114,7 +117,7 @@ def test_percentage_examples():
 
 @pytest.mark.parametrize("eps", [*EPSILONS, math.log(3), *FINE_EPSILONS[::7]])
 def test_panel_numbers_are_outward_bounds_of_the_formula(eps):
-    numbers = odds_numbers(eps)
+    numbers = odds_numbers(pure_release(eps))
     for name, prior in PRIORS.items():
         assert percent_value(numbers[f"{name}_hi"]) >= closed_form_upper(prior, eps) * (1 - 1e-11)
         assert percent_value(numbers[f"{name}_lo"]) <= closed_form_lower(prior, eps) * (1 + 1e-11)
@@ -126,10 +129,10 @@ def test_panel_numbers_are_outward_bounds_of_the_formula(eps):
 
 @pytest.mark.parametrize("eps", FINE_EPSILONS[::3])
 def test_every_sentence_is_filled_and_true_at_every_epsilon(eps):
-    numbers = odds_numbers(eps)
+    numbers = odds_numbers(pure_release(eps))
     band = protection_band(eps)
-    text = lessons.section_text("odds", verdict_section(eps), **numbers)
-    text += lessons.section_text("odds", "odds", **numbers)
+    text = lessons.section_text("odds", verdict_section(pure_release(eps)), **numbers)
+    text += lessons.section_text("odds", "odds-person", **numbers)
     text += lessons.section_text("odds", "odds-table", **numbers)
     text += lessons.section_text("odds", "icons", **numbers)
     text += lessons.section_text("odds", "label", **numbers)
@@ -148,7 +151,7 @@ def test_every_sentence_is_filled_and_true_at_every_epsilon(eps):
 @pytest.mark.parametrize("delta", DELTAS + [0.05, 0.2])
 @pytest.mark.parametrize("n", [None, 10, 1000, 1_000_000, 10**9])
 def test_delta_sentences_compare_delta_with_one_over_n(delta, n):
-    section, values = delta_numbers(delta, n)
+    section, values = delta_numbers(gaussian_release(1.0, delta, 1.0, units=n))
     text = lessons.section_text("odds", "delta", **values) + lessons.section_text("odds", section, **values)
     assert not PLACEHOLDER.search(text)
     assert "probability that privacy fails" in text  # named as the misconception it is
@@ -158,9 +161,9 @@ def test_delta_sentences_compare_delta_with_one_over_n(delta, n):
         assert section == "delta-over"
         assert float(values["leaks"].replace(",", "")) == pytest.approx(n * delta, rel=5e-3)
     else:
-        ratio = 1 / (n * delta)
+        ratio = 1 / (n * Fraction(repr(delta)))  # the δ the slider shows, exactly: 10⁻¹⁰, not its float
         assert section == ("delta-far" if ratio >= 100 else "delta-near")
-        assert float(values["ratio"].replace(",", "")) <= ratio
+        assert Fraction(values["ratio"].replace(",", "")) <= ratio < Fraction(values["ratio"].replace(",", "")) * 1.1
 
 
 def test_icon_array_is_a_valid_figure():
@@ -175,11 +178,14 @@ def _panel_app(epsilon: float, delta: float | None, n: int | None, present: bool
     def script():
         import streamlit as st
 
+        from dp.odds import gaussian_release, pure_release
         from ui.odds import odds_panel
 
         args = st.session_state["args"]
         st.session_state["present"] = args["present"]
-        odds_panel(args["epsilon"], args["delta"], n=args["n"], key="t")
+        release = (gaussian_release(args["epsilon"], args["delta"], 1.0, units=args["n"]) if args["delta"]
+                   else pure_release(args["epsilon"]))
+        odds_panel(release, key="t")
 
     at = AppTest.from_function(script)
     at.session_state["args"] = {"epsilon": epsilon, "delta": delta, "n": n, "present": present}
@@ -205,6 +211,8 @@ def test_panel_renders_folded_and_in_presenter_mode(epsilon, delta, n, present):
 def test_huge_epsilon_from_the_planner_does_not_overflow():
     assert approx_exp(1.0) == "≈ 2.72"
     assert approx_exp(300.0) == "≈ 1.9 × 10¹³⁰"
-    numbers = odds_numbers(5000.0)
-    assert numbers["even_hi"] == "100%" and numbers["one_lo"] == "0%"  # true bounds, rounded to floats
-    assert lessons.section_text("odds", verdict_section(5000.0), **numbers)
+    numbers = odds_numbers(pure_release(5000.0))
+    # never "100%" or "0%": a finite ε never allows certainty (e^−5000 = 10^−2171.5)
+    assert numbers["even_hi"] == "1 − 10⁻²¹⁷²" and numbers["even_lo"] == "10⁻²¹⁷²"
+    assert numbers["one_lo"] == "10⁻²¹⁷⁴"  # 0.01·e^−5000/0.99 = 10^−2173.5
+    assert lessons.section_text("odds", verdict_section(pure_release(5000.0)), **numbers)

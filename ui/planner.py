@@ -14,6 +14,7 @@ import math
 import numpy as np
 import streamlit as st
 
+from dp.odds import gaussian_release, pure_release
 from dp.planning import (
     gaussian_epsilon_for_error,
     gaussian_sigma_for_error,
@@ -144,7 +145,9 @@ def accuracy_planner(kind: str, *, slug: str, key: str) -> None:
             chart(tradeoff_figure(TRADEOFF_DELTAS, _tradeoff(count, confidence), delta, epsilon,
                                   sigma), key=f"{key}_tradeoff")
         if epsilon > 0:
-            odds_panel(epsilon, delta, n=n, key=f"{key}_plan", what="a release at this ε")
+            release = (gaussian_release(epsilon, delta, 1 / sigma, units=n) if kind == "gaussian"
+                       else pure_release(epsilon))
+            odds_panel(release, key=f"{key}_plan", what="a release at this ε")
 
 
 def poll_planner(n: int, offered: dict[str, float], *, key: str) -> float | None:
@@ -170,5 +173,5 @@ def poll_planner(n: int, offered: dict[str, float], *, key: str) -> float | None
         offer = lessons.section_text(SLUG, "poll-none", n=n, highest=f"{max(offered.values()):g}")
     st.markdown(lessons.section_text(SLUG, "poll", pp=f"{pp:g}", n=n, eps=needed_text(epsilon),
                                      offer=offer))
-    odds_panel(epsilon, key=f"{key}_plan", what="a poll at this ε")
+    odds_panel(pure_release(epsilon), key=f"{key}_plan", what="a poll at this ε")
     return epsilon
