@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import logit, ndtr
+from scipy.special import log_ndtr, logit, ndtr
 
 from dp import _checks as check
 from dp.accounting import laplace_composition_loss_exceeds
@@ -184,6 +184,13 @@ class Release:
             return self.bad_event
         return None
 
+    def log10_loss_exceeds(self, t) -> float | None:
+        """log10 Pr[L > t], for chances too small for a float (a Gaussian far in its tail)."""
+        if self.loss == "gaussian" and t < self.ceiling:
+            return float(log_ndtr((self.mu**2 / 2 - float(t)) / self.mu)) / math.log(10)
+        chance = self.loss_exceeds(t)
+        return None if chance is None else (math.log10(chance) if chance > 0 else -math.inf)
+
     def rare_chance(self) -> float:
         """Pr[L > ε]: how often an output is more telling than e^ε allows (0 for pure ε-DP)."""
         return self.loss_exceeds(self.epsilon)
@@ -207,7 +214,14 @@ def gaussian_release(epsilon, delta, mu, **unit) -> Release:
 
 
 def laplace_sum_release(epsilon, delta, per_query, queries, **unit) -> Release:
-    """k Laplace releases of ε₀ = Δ/b each, read by an accountant as (ε, δ)-DP."""
+    """k Laplace releases of ε₀ = Δ/b each, read by an accountant as (ε, δ)-DP.
+
+    Where the accountant's ε is within a millionth of the basic k·ε₀ (one query at a tiny δ:
+    ε₀ − 2·10⁻¹²), δ buys nothing one could see, and the loss exceeds that ε on the atom at
+    +ε₀ (half the outputs): the release is then the pure k·ε₀-DP one it is.
+    """
+    if epsilon >= queries * per_query * (1 - 1e-6):
+        return Release(queries * per_query, **unit)
     return Release(epsilon, delta, "laplace-sum", per_query=per_query, queries=queries, **unit)
 
 

@@ -111,11 +111,12 @@ def posterior_at_least(prior: float, epsilon: float) -> str:
     return _power_of_ten(math.floor(log10_low))
 
 
-def chance_of(p: float, things: str) -> str:
+def chance_of(p: float, things: str, log10_p: float | None = None) -> str:
     """A chance as a share of `things` ("releases", "outputs"), never understated:
     "23.2% of releases"; below 1 in 1,000 "1 in 6,200 releases" (N rounded down to two
-    significant digits, so 1/N ≥ p); below 10⁻⁹ "at most 1 in 10¹⁵ releases"; 0: "none of the releases"."""
-    if p == 0:
+    significant digits, so 1/N ≥ p); below 10⁻⁹ "at most 1 in 10¹⁵ releases" (from log10_p
+    when p underflows); "none of the releases" only for a chance that is exactly 0."""
+    if p == 0 and (log10_p is None or log10_p == -math.inf):
         return f"none of the {things}"
     if p >= 1e-3:
         return f"{percent_at_most(p)} of {things}"
@@ -123,7 +124,8 @@ def chance_of(p: float, things: str) -> str:
         inverse = _without_float_noise(1 / p)
         digits = math.floor(math.log10(inverse)) - 1
         return f"1 in {math.floor(inverse / 10**digits) * 10**digits:,} {things}"
-    return f"at most 1 in {_power_of_ten(math.floor(-math.log10(p)))} {things}"
+    exponent = math.floor(-(log10_p if log10_p is not None else math.log10(p)))
+    return f"at most 1 in {_power_of_ten(exponent)} {things}"
 
 
 def approx(x: float) -> str:
@@ -156,6 +158,8 @@ def _count(x: float) -> str:
 # whose presence the release hides, by dp.odds.Release.unit: (letter, thing, things, subjects)
 UNIT_WORDS = {"person": ("n", "record", "records", "people"),
               "tie": ("m", "tie", "ties", "possible ties")}
+PRESENCE_WORDS = {"person": {"without": "without you", "with": "with you", "once_in": "once you are in"},
+                  "tie": {"without": "without the tie", "with": "with it", "once_in": "once the tie is there"}}
 
 
 def odds_numbers(release: Release, what: str = "this release") -> dict:
@@ -164,7 +168,7 @@ def odds_numbers(release: Release, what: str = "this release") -> dict:
     letter, thing, things, subjects = UNIT_WORDS[release.unit]
     numbers = {"eps": epsilon_text(epsilon), "what": what, "mult": approx_exp(epsilon),
                "letter": letter, "thing": thing, "things": things, "subjects": subjects,
-               "except": "", "scope": ""}
+               "except": "", "except_each": "", "scope": ""}
     for name, prior in PRIORS.items():
         numbers[f"{name}_hi"] = posterior_at_most(prior, epsilon)
         numbers[f"{name}_lo"] = posterior_at_least(prior, epsilon)
@@ -183,17 +187,19 @@ def odds_numbers(release: Release, what: str = "this release") -> dict:
     if release.delta:
         numbers["delta"] = f"{release.delta:g}"
     if has_exception(release):
-        chance = release.rare_chance()
-        rare = {"rare_outputs": chance_of(chance, "outputs"), "rare_releases": chance_of(chance, "releases")}
+        chance, log10_chance = release.rare_chance(), release.log10_loss_exceeds(release.epsilon)
+        rare = {"rare_outputs": chance_of(chance, "outputs", log10_chance),
+                "rare_releases": chance_of(chance, "releases", log10_chance)}
         numbers.update(rare)
         numbers["except"] = lessons.section_text(SLUG, "except", **rare)
+        numbers["except_each"] = lessons.section_text(SLUG, "except-each", **rare)
         numbers["scope"] = lessons.section_text(SLUG, "scope-delta", **rare)
     return numbers
 
 
 def has_exception(release: Release) -> bool:
     """Whether some outputs of this release break the e^ε bound (never with δ = 0)."""
-    return release.delta > 0 and release.rare_chance() > 0
+    return release.delta > 0 and release.log10_loss_exceeds(release.epsilon) > -math.inf
 
 
 def delta_parts(release: Release, numbers: dict) -> dict:
@@ -210,10 +216,12 @@ def delta_parts(release: Release, numbers: dict) -> dict:
     parts["rare"] = lessons.section_text(SLUG, f"rare-{release.loss}", queries=f"{release.queries:,}",
                                          **numbers)
     above = {level: release.chance_above(0.5, level / 100) for level in (75, 90)}
-    if None not in above.values():
+    log10_above = {level: release.log10_loss_exceeds(math.log(level / (100 - level))) for level in above}
+    if release.loss in ("gaussian", "laplace-sum"):  # the mechanism fixes these chances, not only bounds them
         worst = " " + lessons.section_text(SLUG, "worst-gaussian") if release.loss == "gaussian" else ""
         parts["rare"] += " " + lessons.section_text(
-            SLUG, "coin-toss", above_75=chance_of(above[75], "releases"), above_90=chance_of(above[90], "releases"),
+            SLUG, "coin-toss", above_75=chance_of(above[75], "releases", log10_above[75]),
+            above_90=chance_of(above[90], "releases", log10_above[90]),
             worst=worst)
     return parts
 
@@ -228,7 +236,7 @@ def delta_numbers(release: Release) -> tuple[str, dict]:
     delta, count = release.delta, release.units
     letter, thing, things, _ = UNIT_WORDS[release.unit]
     values = {"delta": f"{delta:g}", "one_in": _count(_without_float_noise(1 / delta)),
-              "letter": letter, "thing": thing, "things": things}
+              "letter": letter, "thing": thing, "things": things, **PRESENCE_WORDS[release.unit]}
     if count is None:
         return "delta-no-n", values
     values["n"] = f"{count:,}"
