@@ -20,6 +20,7 @@ control's ends, the defaults, the issue's cases) for the simulations.
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 import mpmath
@@ -157,11 +158,17 @@ def ptr_losses(rng, epsilon, delta, samples=SAMPLES, bound=2.0, gap=5.0):
 
 def check_panel(release: Release, losses: np.ndarray | None, *, exact_exceeds=None, what="this release",
                 estimate=False):
-    """Render the panel for `release` and check every bound sentence against the truth:
-    closed forms, `losses` (the simulated privacy loss with you in, or None where the
-    mechanism is not simulated) and `exact_exceeds(t)` (an independent Pr[L > t])."""
-    eps = release.epsilon
+    """Render the panel for `release` and check every bound sentence (see `check_text`)."""
     text = "\n\n".join(panel_parts(release, what).values())
+    return check_text(text, release, losses, exact_exceeds=exact_exceeds, estimate=estimate)
+
+
+def check_text(text: str, release: Release, losses: np.ndarray | None, *, exact_exceeds=None, estimate=False):
+    """Check every bound sentence of a panel's text against the truth: closed forms, `losses`
+    (the simulated privacy loss with you in, or None where the mechanism is not simulated) and
+    `exact_exceeds(t)` (an independent Pr[L > t]). `release` gives only the settings (ε, δ, the
+    mechanism's parameters), never the numbers the text prints."""
+    eps = release.epsilon
     ledger = Ledger(text)
     n = None if losses is None else losses.size
 
@@ -423,3 +430,54 @@ def test_the_ledger_notices_an_unchecked_bound():
     assert ledger.unchecked() == ["It never reveals more than 60% about you."]
     with pytest.raises(AssertionError, match="no test checks"):
         ledger.assert_all_checked()
+
+
+# ── On the pages themselves: the panel each page renders, at the issue's settings ─────────────
+
+
+def _panel_text(slug: str, query: dict) -> str:
+    """The odds panel as the page renders it (AppTest): its label, then every text inside."""
+    from tests.conftest import app_test, lesson
+
+    at = app_test(lesson(slug), query)
+    assert not at.exception, [e.value for e in at.exception]
+    panels = [e for e in at.expander if e.label.startswith("🎲 What are the chances")]
+    assert panels, [e.label for e in at.expander]  # the first: the main demo's (a planner's comes later)
+    inside = [m.value for m in panels[0].markdown] + [c.value.removeprefix("Chart: ") for c in panels[0].caption]
+    return "\n\n".join([panels[0].label, *inside])
+
+
+@pytest.mark.parametrize("slug,query", [
+    ("gaussian", {"gd_eps": "1", "gd_delta": "0.1"}),
+    ("composition", {"comp_delta": "0.1"}),
+    ("composition", {"comp_delta": "0.1", "comp_mode": "Gaussian queries (σ)"}),
+    ("graphs", {}),
+])
+def test_pages_pass_their_release_to_the_panel(slug, query):
+    """The wiring: what each page shows is true of the page's own release at the issue's settings."""
+    rng = rng_for("page", slug, sorted(query.items()))
+    if slug == "gaussian":
+        sigma = gaussian_sigma(1.0, 1.0, 0.1)
+        release, losses = gaussian_release(1.0, 0.1, 1 / sigma), gaussian_losses(rng, sigma)
+        exact = lambda t: gaussian_exceeds_by_integration(sigma, t)  # noqa: E731
+    elif slug == "composition" and "comp_mode" not in query:  # 10 Laplace queries at ε = 0.1
+        release = laplace_sum_release(laplace_composition_epsilon(10.0, 10, 0.1), 0.1, 0.1, 10)
+        losses, exact = laplace_losses(rng, 0.1, copies=10), None
+    elif slug == "composition":  # 10 Gaussian queries with σ = 10
+        single = 10.0 / math.sqrt(10)
+        release = gaussian_release(gaussian_composition_epsilon(10.0, 10, 0.1), 0.1, 1 / single)
+        losses = gaussian_losses(rng, single)
+        exact = lambda t: gaussian_exceeds_by_integration(single, t)  # noqa: E731
+    else:  # defaults: ε = 1 per step, δ = 10⁻⁶, 594 ties
+        from dp.graphs import bound_failure_probability
+
+        text = _panel_text(slug, query)
+        degree = int(re.search(r"has (\d+) ties", " ".join(text.split()))[1])
+        release = bad_event_release(2.0, 1e-6, bound_failure_probability(1.0, 1e-6), unit="tie", units=594,
+                                    degree=degree)
+        checked = check_text(text, release, triangle_losses(rng, 1.0, 1e-6))
+        assert "1/m = 1/594" in checked and f"{degree} × 2 = {2 * degree}" in checked
+        return
+    text = check_text(_panel_text(slug, query), release, losses, exact_exceeds=exact,
+                      estimate=release.loss == "laplace-sum")
+    assert "Strong protection" not in text

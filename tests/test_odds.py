@@ -17,10 +17,10 @@ from dp.odds import (
     BANDS,
     delta_per_person,
     event_probability_bound,
+    gaussian_release,
     max_posterior,
     min_posterior,
     odds_multiplier,
-    gaussian_release,
     protection_band,
     pure_release,
 )
