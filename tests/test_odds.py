@@ -216,3 +216,37 @@ def test_huge_epsilon_from_the_planner_does_not_overflow():
     assert numbers["even_hi"] == "1 − 10⁻²¹⁷²" and numbers["even_lo"] == "10⁻²¹⁷²"
     assert numbers["one_lo"] == "10⁻²¹⁷⁴"  # 0.01·e^−5000/0.99 = 10^−2173.5
     assert lessons.section_text("odds", verdict_section(pure_release(5000.0)), **numbers)
+
+
+def test_delta_ratio_has_no_float_floor():
+    """δ = 10⁻¹², n = 1,000: 1/(nδ) is 999,999,999.9999999 in floats; the panel says 10⁹."""
+    _, values = delta_numbers(gaussian_release(1.0, 1e-12, 1.0, units=1000))
+    assert values["ratio"] == "1,000,000,000"
+
+
+def test_release_rejects_what_it_cannot_describe():
+    from dp.odds import Release, bad_event_release, laplace_sum_release
+
+    with pytest.raises(ValueError, match="delta must be 0"):
+        Release(1.0, 1e-5)  # a bounded loss is pure ε-DP
+    with pytest.raises(ValueError, match="loss"):
+        Release(1.0, 1e-5, "cauchy")
+    with pytest.raises(ValueError, match="unit"):
+        pure_release(1.0, unit="household")
+    with pytest.raises(ValueError, match="mu"):
+        gaussian_release(1.0, 1e-5, 0.0)
+    with pytest.raises(ValueError, match="bad_event"):
+        bad_event_release(1.0, 1e-5, 1.5)
+    # k Laplace answers whose accountant's ε is the basic kε₀: the pure release at kε₀
+    assert laplace_sum_release(0.01 - 2e-12, 1e-12, 0.01, 1) == pure_release(0.01)
+
+
+def test_laplace_sum_chances_against_one_query_in_closed_form():
+    """One Laplace release (a = ε): L = +a w.p. 1/2, density ¼e^{(L−a)/2} on (−a, a):
+    Pr[L > t] = 1 − ½e^{(t − a)/2} for |t| < a."""
+    from dp.accounting import laplace_composition_loss_exceeds
+
+    for a in (0.1, 1.0, 3.0):
+        for t in np.linspace(-0.9 * a, 0.9 * a, 7):
+            assert laplace_composition_loss_exceeds(1 / a, 1, t) == pytest.approx(1 - 0.5 * math.exp((t - a) / 2), abs=2e-4)
+        assert laplace_composition_loss_exceeds(1 / a, 1, a) == 0.0
