@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import log_ndtr, logit, ndtr
+from scipy.special import log_ndtr, logit, ndtr, ndtri
 
 from dp import _checks as check
 from dp.accounting import laplace_composition_loss_exceeds
@@ -190,6 +190,22 @@ class Release:
             return float(log_ndtr((self.mu**2 / 2 - float(t)) / self.mu)) / math.log(10)
         chance = self.loss_exceeds(t)
         return None if chance is None else (math.log10(chance) if chance > 0 else -math.inf)
+
+    def rare_epsilon(self) -> float | None:
+        """The smallest ε′ ≥ ε with Pr[L > ε′] ≤ RARE_CHANCE: the odds bound e^ε′ holds on all
+        but one output in a thousand. None where the release does not fix it (a bad event
+        likelier than RARE_CHANCE, beyond which nothing is known)."""
+        if self.rare_chance() <= RARE_CHANCE:
+            return self.epsilon
+        if self.loss == "gaussian":  # the (1 − RARE_CHANCE) quantile of N(μ²/2, μ²)
+            return max(self.epsilon, self.mu**2 / 2 + self.mu * float(ndtri(1 - RARE_CHANCE)))
+        if self.loss == "laplace-sum":  # Pr[L > t] falls with t, to 0 at the ceiling: bisect
+            low, high = self.epsilon, self.ceiling
+            for _ in range(60):
+                middle = (low + high) / 2
+                low, high = (middle, high) if self.loss_exceeds(middle) > RARE_CHANCE else (low, middle)
+            return high
+        return None
 
     def rare_chance(self) -> float:
         """Pr[L > ε]: how often an output is more telling than e^ε allows (0 for pure ε-DP)."""

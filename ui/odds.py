@@ -212,7 +212,9 @@ def delta_parts(release: Release, numbers: dict) -> dict:
                                       hard_even_hi=posterior_at_most(0.5, hard))
     else:
         beyond = lessons.section_text(SLUG, "beyond-none")
-    parts["verdict"] = lessons.section_text(SLUG, verdict_section(release), beyond=beyond, **numbers)
+    verdict = verdict_section(release)
+    wide = wide_numbers(release) if verdict == "verdict-delta-wide" else {}
+    parts["verdict"] = lessons.section_text(SLUG, verdict, beyond=beyond, **wide, **numbers)
     parts["rare"] = lessons.section_text(SLUG, f"rare-{release.loss}", queries=f"{release.queries:,}",
                                          **numbers)
     above = {level: release.chance_above(0.5, level / 100) for level in (75, 90)}
@@ -249,12 +251,29 @@ def delta_numbers(release: Release) -> tuple[str, dict]:
 
 
 def verdict_section(release: Release) -> str:
-    """verdict-<band> for pure ε; with δ, verdict-delta-<band>, or verdict-delta-common when the
-    outputs that break the e^ε bound are not rare (chance above dp.odds.RARE_CHANCE)."""
+    """verdict-<band> for pure ε; with δ, verdict-delta-<band> when the outputs that break the
+    e^ε bound are rare (chance at most dp.odds.RARE_CHANCE); verdict-delta-wide when they are
+    not, but an ε′ with rare exceptions is known (Release.rare_epsilon); else verdict-delta-common."""
     band = protection_band(release.epsilon)
     if not has_exception(release):
         return f"verdict-{band}"
-    return "verdict-delta-common" if release.rare_chance() > RARE_CHANCE else f"verdict-delta-{band}"
+    if release.rare_chance() <= RARE_CHANCE:
+        return f"verdict-delta-{band}"
+    return "verdict-delta-common" if release.rare_epsilon() is None else "verdict-delta-wide"
+
+
+def epsilon_up(epsilon: float) -> float:
+    """ε rounded *up* to the 4 significant digits epsilon_text shows (a ceiling stays a ceiling)."""
+    digits = 3 - math.floor(math.log10(epsilon))
+    return math.ceil(_without_float_noise(epsilon * 10**digits)) / 10**digits
+
+
+def wide_numbers(release: Release) -> dict:
+    """The verdict's values when the e^ε exceptions are not rare: ε′ (rounded up) and its ceiling."""
+    wide = epsilon_up(release.rare_epsilon())
+    return {"title": lessons.section_text(SLUG, f"title-{protection_band(wide)}"),
+            "wide_eps": epsilon_text(wide), "wide_mult": approx_exp(wide),
+            "wide_even_hi": posterior_at_most(0.5, wide), "one_in_rare": chance_of(RARE_CHANCE, "outputs")}
 
 
 def panel_parts(release: Release, what: str = "this release") -> dict[str, str]:
