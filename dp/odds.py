@@ -232,13 +232,14 @@ def gaussian_release(epsilon, delta, mu, **unit) -> Release:
 def laplace_sum_release(epsilon, delta, per_query, queries, **unit) -> Release:
     """k Laplace releases of ε₀ = Δ/b each, read by an accountant as (ε, δ)-DP.
 
-    Where the accountant's ε is within a millionth of the basic k·ε₀ (one query at a tiny δ:
-    ε₀ − 2·10⁻¹²), δ buys nothing one could see, and the loss exceeds that ε on the atom at
-    +ε₀ (half the outputs): the release is then the pure k·ε₀-DP one it is.
+    Where no ε′ below the basic k·ε₀ has rare exceptions (one query: the accountant's ε is
+    ε₀ − 2δ, and the loss exceeds it on the atom at +ε₀, half the outputs), δ buys nothing:
+    the release is then the pure k·ε₀-DP one it is.
     """
-    if epsilon >= queries * per_query * (1 - 1e-6):
-        return Release(queries * per_query, **unit)
-    return Release(epsilon, delta, "laplace-sum", per_query=per_query, queries=queries, **unit)
+    release = Release(epsilon, delta, "laplace-sum", per_query=per_query, queries=queries, **unit)
+    if release.rare_epsilon() >= release.ceiling * (1 - 1e-9):
+        return Release(release.ceiling, **unit)
+    return release
 
 
 def bad_event_release(epsilon, delta, bad_event, **unit) -> Release:

@@ -237,8 +237,10 @@ def test_release_rejects_what_it_cannot_describe():
         gaussian_release(1.0, 1e-5, 0.0)
     with pytest.raises(ValueError, match="bad_event"):
         bad_event_release(1.0, 1e-5, 1.5)
-    # k Laplace answers whose accountant's ε is the basic kε₀: the pure release at kε₀
+    # one Laplace answer read at δ (ε₀ − 2δ): no ε′ below ε₀ has rare exceptions, so it is the pure release
     assert laplace_sum_release(0.01 - 2e-12, 1e-12, 0.01, 1) == pure_release(0.01)
+    assert laplace_sum_release(0.1 - 2e-6, 1e-6, 0.1, 1) == pure_release(0.1)
+    assert laplace_sum_release(0.06137, 0.1, 0.1, 10).loss == "laplace-sum"
 
 
 def test_laplace_sum_chances_against_one_query_in_closed_form():
