@@ -6,7 +6,6 @@ import streamlit as st
 
 from classroom import game, live, store
 from dp.attacks import max_true_positive_rate
-from dp.odds import pure_release
 from dp.rr_inference import rr_running_estimates
 from ui import classroom_admin, lessons
 from ui import live as ui_live
@@ -14,7 +13,6 @@ from ui import poll as ui_poll
 from ui.charts.live import game_figure, option_letter, votes_figure
 from ui.charts.poll import estimate_figure
 from ui.course import LESSONS
-from ui.odds import odds_panel
 from ui.params import url_value
 from ui.show import chart
 
@@ -300,8 +298,6 @@ with ask_quiz:
 with play:
     st.select_slider("ε for this game", list(game.EPSILONS), value=1.0, key="live_game_eps",
                      format_func=lambda e: f"{e:g}")
-    odds_panel(pure_release(st.session_state["live_game_eps"]), key="live_game",
-               what="each dealt count")
     st.button("🎲 Deal the counts", key="live_push_game", type="primary", on_click=push,
               args=(live.KIND_GAME,))
 with poll_tab:

@@ -1,6 +1,6 @@
 """Bounds are tests: every bound the odds panel states, checked without the code that renders it.
 
-For each release a page can show (pure ε on eleven pages, Gaussian, k Laplace or Gaussian
+For each release a page can show (pure ε on eight pages and the planners, Gaussian, k Laplace or Gaussian
 queries on the composition page, the graph count and PTR with their bad event), the panel is
 rendered by ui.odds.panel_parts, its numbers are read back out of the words (tests.bounds), and
 each one is compared with
@@ -308,13 +308,12 @@ def check_text(text: str, release: Release, losses: np.ndarray | None, *, exact_
     return " ".join(text.split())
 
 
-# ── Pure ε: eleven pages, every ε their controls reach ─────────────────────────────────────
+# ── Pure ε: eight pages and the planners, every ε their controls reach ─────────────────────────────────────
 
 PURE_PAGES = {  # page: (ε values its control reaches, simulated mechanism)
     "definition": (EPSILONS, laplace_losses), "laplace": (EPSILONS, laplace_losses),
     "budget": (EPSILONS, laplace_losses), "exponential": (EPSILONS, exponential_losses),
     "randomized-response": (EPSILONS, rr_losses), "poll-instructor": (EPSILONS, rr_losses),
-    "live-instructor": ((0.25, 0.5, 1.0, 2.0, 3.0, 5.0), laplace_losses),
     "anonymisation": ([2 * e for e in EPSILONS], lambda rng, e: laplace_losses(rng, e / 2, copies=2)),
     # the planners (Laplace, RR, the poll) can ask for any ε: the smallest and the largest
     "planner": ((1e-4, 0.003, math.log(3), 37.0, 700.0, 5000.0), laplace_losses),
