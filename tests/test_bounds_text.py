@@ -1,0 +1,63 @@
+"""Bounds are tests: every sentence that states a bound about a live value ("at most", "at
+least", "never", "within", "more than", "better") is checked here against a computation that
+does not go through the code that renders it: a closed form written out again, or a seeded
+simulation of the page's own mechanism with a tolerance derived from its sample size.
+
+Each test renders the page at the settings an audit named and at the ends of its controls
+(tests/render_variants.py lists the variants), then recomputes the claim.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+from tests.conftest import app_test, assert_clean, lesson
+
+
+def _flat(at) -> str:
+    """All markdown of a run, with whitespace collapsed (sections wrap their lines)."""
+    return " ".join(" ".join(m.value for m in at.markdown).split())
+
+
+def _run(slug: str, params: dict | None = None) -> str:
+    at = app_test(lesson(slug), params)
+    assert_clean(at)
+    return _flat(at)
+
+
+def _percent(text: str) -> float:
+    """'62.3%' → 0.623."""
+    return float(text.rstrip("%").replace(",", "")) / 100
+
+
+# ── Randomized response: local versus central ─────────────────────────────────────────────────
+
+def _rr_errors(n: int, epsilon: float) -> tuple[float, float]:
+    """RMSE of the debiased RR estimate (Warner) and of (count + Lap(1/ε))/n, written out."""
+    keep = math.exp(epsilon) / (1 + math.exp(epsilon))
+    local = math.sqrt(keep * (1 - keep) / n) / (2 * keep - 1)
+    central = math.sqrt(2) / (epsilon * n)
+    return local, central
+
+
+@pytest.mark.parametrize(("epsilon", "n"), [("10", 10), ("5", 10), ("10", 500), ("ln 3", 10),
+                                            ("0.01", 100_000_000)])
+def test_rr_says_which_release_is_more_accurate(epsilon, n):
+    text = _run("randomized-response", {"rr_eps": epsilon, "rr_lc_n": f"{n:,}"})
+    assert f"At n = {n:,} and ε = " in text  # the link's setting, not a fallback
+    local, central = _rr_errors(n, math.log(3) if epsilon == "ln 3" else float(epsilon))
+    local_wins = "here the *local* estimate is the better one" in text
+    assert local_wins == (local < central)
+    if local_wins:
+        times = float(re.search(r"\*\*([\d.]+) times\*\* more accurate", text).group(1))
+        assert times == pytest.approx(central / local, rel=0.05)  # two digits
+        overtake = int(re.search(r"from about n = ([\d,]+) people on", text).group(1)
+                       .replace(",", ""))
+        # the central release is the better one from there on, and not one person before
+        assert _rr_errors(overtake, float(epsilon))[1] <= _rr_errors(overtake, float(epsilon))[0]
+        assert _rr_errors(overtake - 1, float(epsilon))[1] > _rr_errors(overtake - 1, float(epsilon))[0]
+    else:
+        assert "would need about 0 people" not in text
