@@ -1,6 +1,5 @@
 """Composition: how privacy loss adds up over k queries, groups, and post-processing."""
 
-import math
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -21,7 +20,7 @@ from ui import lessons
 from ui.charts import composition as charts
 from ui.deployments import deployments_panel
 from ui.numbers import number
-from ui.odds import odds_panel
+from ui.odds import odds_panel, percent_at_least, percent_at_most
 from ui.params import (
     choice_pills,
     choice_radio,
@@ -61,26 +60,14 @@ def fmt(x: float) -> str:
     return f"{x:,.4g}" if abs(x) < 1e4 else f"{x:,.0f}"
 
 
-def percent(p: float) -> str:
-    """A belief as text, never rounded to a certainty it is not: 62.2%, more than 99.9%."""
-    if p > 0.999:
-        return "more than 99.9%"
-    if p < 0.001:
-        return "less than 0.1%"
-    return f"{p:.1%}"
+def belief_ceiling(p: float) -> str:
+    """The most a belief can rise to, rounded up; past 99.9% the digits stop meaning anything."""
+    return f"at most {percent_at_most(p)}" if p <= 0.999 else "more than 99.9%, all but certainty"
 
 
-def ceiling_percent(p: float) -> str:
-    """An upper bound on a belief: as percent(), but 99.996% rather than "more than 99.9%",
-    rounded up so that "at most" stays true."""
-    if p <= 0.999:
-        return percent(p)
-    for digits in range(2, 10):
-        scale = 10 ** digits
-        shown = math.ceil(p * 100 * scale) / scale
-        if shown < 100:
-            return f"{shown:.{digits}f}%"
-    return "just under 100%"
+def belief_floor(p: float) -> str:
+    """The least a belief can fall to, rounded down."""
+    return f"no less than {percent_at_least(p)}" if p >= 0.001 else "less than 0.1%"
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -295,11 +282,18 @@ def groups():
         right.metric("δ for the group", number(view["delta_g"], ".2g"))
     with plot:
         chart(view["figure"], key="comp_grp_chart", **CHART)
-    lessons.render(SLUG, "group-notice" if g > 1 else "group-notice-one", eps=epsilon, g=g,
-                   eps_g=view["eps_g"], delta=delta, delta_g=view["delta_g"],
-                   delta_note=" (a δ of 1 promises nothing)" if view["delta_g"] >= 1 else "",
-                   upper=percent(view["upper"][g - 1]), lower=percent(view["lower"][g - 1]),
-                   single=ceiling_percent(view["upper"][0]))
+    if g == 1:
+        notice, delta_text = "group-notice-one", "group-delta-exception"
+    else:  # a group δ of 1 promises nothing: no ceiling at all, whatever ε says
+        notice = "group-notice"
+        delta_text = "group-delta-below-one" if view["delta_g"] < 1 else "group-delta-one"
+    values = {"eps": epsilon, "g": g, "eps_g": view["eps_g"], "delta": delta,
+              "delta_g": view["delta_g"]}
+    lessons.render(SLUG, notice, **values,
+                   delta_text=lessons.section_text(SLUG, delta_text, **values),
+                   upper=belief_ceiling(view["upper"][g - 1]),
+                   lower=belief_floor(view["lower"][g - 1]),
+                   single=percent_at_most(view["upper"][0]))
 
 
 lessons.step()

@@ -61,3 +61,62 @@ def test_rr_says_which_release_is_more_accurate(epsilon, n):
         assert _rr_errors(overtake - 1, float(epsilon))[1] > _rr_errors(overtake - 1, float(epsilon))[0]
     else:
         assert "would need about 0 people" not in text
+
+
+# ── Outward rounding: a printed "at most" is never below the bound, "at least" never above ──
+
+def _decimals(text: str) -> int:
+    number = text.rstrip("%")
+    return len(number.split(".")[1]) if "." in number else 0
+
+
+def assert_at_most(text: str, bound: float) -> None:
+    """'62.3%' states a ceiling: it is not below the true one, and is its rounding up."""
+    shown, step = _percent(text), 10.0 ** -_decimals(text) / 100
+    assert shown >= bound * (1 - 1e-12), (text, bound)
+    assert shown - bound < step * (1 + 1e-9), (text, bound)
+
+
+def assert_at_least(text: str, bound: float) -> None:
+    """'11.9%' states a floor: it is not above the true one, and is its rounding down."""
+    shown, step = _percent(text), 10.0 ** -_decimals(text) / 100
+    assert shown <= bound * (1 + 1e-12), (text, bound)
+    assert bound - shown < step * (1 + 1e-9), (text, bound)
+
+
+def _expit(x: float) -> float:
+    """The belief after odds 1:1 are multiplied by e^x (Bayes with a 50% prior)."""
+    return 1 / (1 + math.exp(-x))
+
+
+# ── Composition: group privacy ────────────────────────────────────────────────────────────────
+
+@pytest.mark.parametrize("params", [
+    {}, {"comp_grp_delta": "0.1"}, {"comp_grp_eps": "10", "comp_grp_delta": "0.1"},
+    {"comp_grp_g": "1"}, {"comp_grp_g": "20", "comp_grp_eps": "0.01", "comp_grp_delta": "1e-12"},
+    {"comp_grp_g": "20", "comp_grp_eps": "0.2", "comp_grp_delta": "1e-07"},
+    {"comp_grp_g": "2", "comp_grp_eps": "0.01", "comp_grp_delta": "0.1"},
+])
+def test_group_privacy_ceilings_and_delta(params):
+    text = _run("composition", params)
+    epsilon = float(params.get("comp_grp_eps", 0.5))
+    g = int(params.get("comp_grp_g", 4))
+    delta = float(params.get("comp_grp_delta", 1e-6))
+    single = re.search(r"a given person is in the data to at most ([\d.]+%)", text).group(1)
+    assert_at_most(single, _expit(epsilon))
+    # δ of the group along a chain of g neighbours: δ(1 + e^ε + … + e^{(g−1)ε}) ≤ g e^{(g−1)ε} δ
+    group_delta = min(1.0, g * math.exp((g - 1) * epsilon) * delta)
+    if g == 1:
+        assert "publish one person's record outright with probability δ" in text
+        return
+    ceiling = re.search(r"whole family is in rise to \*\*(.+?)\*\* \(or fall to (.+?)\)", text)
+    upper, lower = ceiling.groups()
+    if _expit(g * epsilon) <= 0.999:
+        assert upper.startswith("at most ")
+        assert_at_most(upper.removeprefix("at most "), _expit(g * epsilon))
+        assert_at_least(lower.removeprefix("no less than "), _expit(-g * epsilon))
+    else:
+        assert upper.startswith("more than 99.9%") and lower == "less than 0.1%"
+    no_ceiling = "sets no ceiling at all" in text
+    assert no_ceiling == (group_delta >= 1)
+    assert ("These ceilings leave out the outputs δ covers" in text) == (not no_ceiling)

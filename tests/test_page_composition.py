@@ -239,4 +239,5 @@ def test_group_of_one_and_extreme_beliefs():
     assert "A \"family\" of g = 1 is one person" in one and "becomes **1e-06**" not in one
     extreme = _flat(app_test(LESSON, {"comp_grp_eps": "10", "comp_grp_delta": "0.1"}))
     assert "100.0%" not in extreme and "more than 99.9%" in extreme
-    assert "0.1 becomes **1** (a δ of 1 promises nothing)" in extreme
+    assert "0.1 per person becomes **1** for the family, and a δ of 1 promises nothing" in extreme
+    assert "sets no ceiling at all" in extreme
