@@ -60,6 +60,20 @@ def fmt(x: float) -> str:
     return f"{x:,.4g}" if abs(x) < 1e4 else f"{x:,.0f}"
 
 
+def advanced_vs_basic(curves: dict, k: int, values: dict) -> str:
+    """Advanced against basic composition for Gaussian queries, at this k and over the slider:
+    at σ ≤ 3 advanced loses at every k up to 10⁴, at σ = 10 it wins only from k = 500 on
+    (δ′ = 10⁻⁶); so no "for small k" without the numbers behind it."""
+    advanced, basic = np.asarray(curves["advanced"]), np.asarray(curves["basic"])
+    if at_k(DENSE_KS, advanced, k) < at_k(DENSE_KS, basic, k):
+        return lessons.section_text(SLUG, "advanced-beats", **values)
+    losing = np.flatnonzero(advanced >= basic)  # on the grid of every k the slider offers
+    if losing[-1] == len(DENSE_KS) - 1:
+        return lessons.section_text(SLUG, "advanced-never", **values)
+    return lessons.section_text(SLUG, "advanced-later", advanced_from=DENSE_KS[losing[-1] + 1],
+                                **values)
+
+
 def belief_ceiling(p: float) -> str:
     """The most a belief can rise to, rounded up; past 99.9% the digits stop meaning anything."""
     return f"at most {percent_at_most(p)}" if p <= 0.999 else "more than 99.9%, all but certainty"
@@ -242,6 +256,8 @@ def compare():
             ratio = zcdp / exact
             values["zcdp_gap"] = (f"{ratio - 1:.0%} above it" if ratio < 2
                                   else f"{ratio:.1f} times as much")
+        values["eps_basic"] = fmt(at_k(DENSE_KS, curves["basic"], k) / k)  # ε₀ at δ′/k
+        values["advanced_text"] = advanced_vs_basic(curves, k, values)
         values["rho_text"] = lessons.section_text(
             SLUG, "rho-small" if rho < 0.1 * four_ln else "rho-medium" if rho < four_ln
             else "rho-large", **values)

@@ -120,3 +120,70 @@ def test_group_privacy_ceilings_and_delta(params):
     no_ceiling = "sets no ceiling at all" in text
     assert no_ceiling == (group_delta >= 1)
     assert ("These ceilings leave out the outputs δ covers" in text) == (not no_ceiling)
+
+
+# ── Composition: Gaussian queries, advanced against basic ─────────────────────────────────────
+
+GAUSS = "Gaussian queries (σ)"
+COMP_KS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000]  # the k slider
+
+
+def _gauss_epsilon(sigma: float, delta: float) -> float:
+    """ε of one Gaussian release (Δ₂ = 1) at δ, solved from Balle & Wang's exact curve
+    δ(ε) = Φ(1/2σ − εσ) − e^ε Φ(−1/2σ − εσ) (written out here, not dp's solver)."""
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
+    def slack(eps: float) -> float:
+        return (norm.cdf(1 / (2 * sigma) - eps * sigma)
+                - math.exp(eps + norm.logcdf(-1 / (2 * sigma) - eps * sigma)) - delta)
+
+    if slack(0.0) <= 0:
+        return 0.0
+    upper = 1.0
+    while slack(upper) > 0:
+        upper *= 2
+    return brentq(slack, 0.0, upper, xtol=1e-12, rtol=1e-12)
+
+
+def _basic_and_advanced(sigma: float, delta: float, k: int) -> tuple[float, float]:
+    """Basic: k·ε(δ′/k). Advanced (DRV): each ε₁ at δ′/2k, slack δ′/2."""
+    eps_1 = _gauss_epsilon(sigma, delta / (2 * k))
+    advanced = (eps_1 * math.sqrt(2 * k * math.log(2 / delta))
+                + k * eps_1 * math.expm1(eps_1))
+    return k * _gauss_epsilon(sigma, delta / k), advanced
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+@pytest.mark.parametrize(("sigma", "k", "delta"), [
+    ("10", 10, 1e-6), ("0.5", 200, 1e-6), ("3", 500, 1e-6), ("10", 1000, 1e-6),
+    ("200", 10_000, 1e-6), ("0.5", 1, 1e-12), ("200", 1, 0.1), ("50", 50, 0.1),
+])
+def test_gaussian_advanced_against_basic(sigma, k, delta):
+    text = _run("composition", {"comp_mode": GAUSS, "comp_sigma": sigma, "comp_k": str(k),
+                                "comp_delta": f"{delta:g}"})
+    s = float(sigma)
+    basic, advanced = _basic_and_advanced(s, delta, k)
+    if _gauss_epsilon(s * math.sqrt(1 / k), delta) == 0:  # k releases = one with σ/√k
+        assert "the exact ε after" in text and "is **0**" in text
+        return
+    # the table names the per-query ε of the basic row for what it is: ε₀ at δ′/k
+    eps_b = _number(re.search(r"\\varepsilon_b\$ = ([\d,]+(?:\.\d+)?)", text).group(1))
+    assert eps_b == pytest.approx(_gauss_epsilon(s, delta / k), rel=1e-3)
+    eps_0 = _number(re.search(r"\\varepsilon_0\$ = ([\d,]+(?:\.\d+)?)", text).group(1))
+    assert eps_0 == pytest.approx(_gauss_epsilon(s, delta), rel=1e-3)
+    if advanced < basic:
+        assert "here it does beat basic, yet it stays above the exact value" in text
+        return
+    assert "here it is even worse than basic" in text
+    both = {j: _basic_and_advanced(s, delta, j) for j in COMP_KS}
+    if "it stays worse at every k up to 10,000" in text:
+        assert all(adv >= bas for bas, adv in both.values())
+    else:
+        start = int(re.search(r"beats basic only from about k = ([\d,]+) on", text).group(1)
+                    .replace(",", ""))
+        assert all(adv < bas for j, (bas, adv) in both.items() if j >= start)
+        assert all(adv >= bas for j, (bas, adv) in both.items() if j <= k)
