@@ -247,7 +247,8 @@ def compare():
         zcdp = at_k(DENSE_KS, curves["zcdp"], k)
         rho = k * gaussian_zcdp_rho(sigma)
         four_ln = 4 * np.log(1 / delta)
-        values = {"k": f"{k:,}", "sigma": sigma, "delta": f"{delta:g}",
+        values = {"k": f"{k:,}", "queries": "query" if k == 1 else "queries", "sigma": sigma,
+                  "delta": f"{delta:g}",
                   "eps0": fmt(at_k(DENSE_KS, curves["exact"], 1)),
                   "basic": fmt(at_k(DENSE_KS, curves["basic"], k)),
                   "advanced": fmt(at_k(DENSE_KS, curves["advanced"], k)),
@@ -269,7 +270,7 @@ def compare():
     total = float(at_k(laplace_ks, laplace, k)) if mode == PURE else float(exact)
     lessons.step()  # what the total means: a screen of its own on the projector
     if total > 0:  # a Gaussian total of 0: δ alone covers it
-        odds_panel(total, delta, key="comp", what=f"all {k:,} queries together" if k > 1 else "the one query")
+        odds_panel(total, delta, key="comp", what=f"the release of all {k:,} answers" if k > 1 else "the one query")
     deployments_panel(total or None, key="comp", what=f"the total ε for k = {k:,}")
 
 
