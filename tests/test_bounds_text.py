@@ -12,14 +12,16 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
 import pytest
 
 from tests.conftest import app_test, assert_clean, lesson
 
 
 def _flat(at) -> str:
-    """All markdown of a run, with whitespace collapsed (sections wrap their lines)."""
-    return " ".join(" ".join(m.value for m in at.markdown).split())
+    """All markdown and callouts of a run, whitespace collapsed (sections wrap their lines)."""
+    elements = [*at.markdown, *at.info, *at.success, *at.warning, *at.error, *at.caption]
+    return " ".join(" ".join(str(m.value) for m in elements).split())
 
 
 def _run(slug: str, params: dict | None = None) -> str:
@@ -187,3 +189,44 @@ def test_gaussian_advanced_against_basic(sigma, k, delta):
                     .replace(",", ""))
         assert all(adv < bas for j, (bas, adv) in both.items() if j >= start)
         assert all(adv >= bas for j, (bas, adv) in both.items() if j <= k)
+
+
+# ── Gaussian: what δ allows ───────────────────────────────────────────────────────────────────
+
+def test_gaussian_loss_passes_epsilon_about_16_delta_at_defaults():
+    """The table's '16δ at ε = 1, δ = 10⁻⁵': σ solved from Balle & Wang, then
+    Pr[L > ε] with L ~ N(μ, 2μ), μ = 1/(2σ²)."""
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
+    sigma = brentq(lambda s: _gauss_epsilon(s, 1e-5) - 1.0, 1.0, 10.0, xtol=1e-10)
+    mu = 1 / (2 * sigma**2)
+    exceeds = norm.sf((1.0 - mu) / math.sqrt(2 * mu))
+    assert round(exceeds / 1e-5) == 16
+    table = _run("gaussian")
+    assert "passes ε on more outputs than δ (16δ at ε = 1, δ = 10⁻⁵)" in table
+    assert "with probability about δ" not in table
+
+
+@pytest.mark.parametrize(("epsilon", "p_prime"), [(0.1, 0.02), (1.0, 0.001), (3.0, 0.0001)])
+def test_gaussian_audit_flags_a_correct_mechanism_in_at_most_5_percent(epsilon, p_prime):
+    """'one that is [ε-DP] lands here in at most 5% of runs': the page's audit (dp's
+    Clopper–Pearson ε̂ on 200,000 samples a side) run on the worst ε-DP event, where
+    Pr[S | D] = e^ε·Pr[S | D′] exactly. Seeded; the allowance is the 1 − 10⁻⁹ quantile of
+    Binomial(runs, 5%), so a rate at or under 5% cannot fail it."""
+    from scipy.stats import binom
+
+    from dp.audit import audit_epsilon
+
+    rng, runs, samples = np.random.default_rng(2026_11_28), 400, 200_000
+    p = math.exp(epsilon) * p_prime
+    alarms = sum(
+        audit_epsilon(rng.random(samples) < p, rng.random(samples) < p_prime, lambda s: s) > epsilon
+        for _ in range(runs))
+    assert alarms <= binom.ppf(1 - 1e-9, runs, 0.05)
+
+
+def test_gaussian_audit_verdict_states_its_confidence():
+    text = _run("gaussian", {"gd_aud_eps": "0.1"})
+    assert "At 95% confidence the samples certify" in text
+    assert "lands here in at most 5% of runs" in text
