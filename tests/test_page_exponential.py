@@ -302,7 +302,10 @@ def test_the_shading_example_really_moves_the_argmax_price():
     assert best_price([1, 1, 3.01]) == 3.01 and best_price([1, 1, 1]) == 1
     assert best_price([1, 1, 1, 3.01]) == best_price([1, 1, 1, 1]) == 1
     at = _open("Auction")
-    assert "With bids 1, 1 and 3.01, that price is 3.01" in _markdown(at)
+    text = " ".join(_markdown(at).split())
+    # the table's four bidders first (best price 1), then the three-bid example, named as such
+    assert "table's four bidders (1, 1, 1, 3.01) that price is 1 (revenue 4 against 3.01)" in text
+    assert "leaving bids 1, 1 and 3.01, and the best price becomes 3.01" in text
 
 
 def test_the_notes_formula_is_called_2eps_in_general_and_eps_for_one_way_scores():
