@@ -230,3 +230,182 @@ def test_gaussian_audit_verdict_states_its_confidence():
     text = _run("gaussian", {"gd_aud_eps": "0.1"})
     assert "At 95% confidence the samples certify" in text
     assert "lands here in at most 5% of runs" in text
+
+
+# ── Budget: pooled answers, the single answer they are compared with, the z = 2 threshold ──────
+
+Z95 = 1.959963984540054  # Φ⁻¹(0.975)
+
+
+def _ask_budget(at, question: str, epsilon: float):
+    at.selectbox(key="budget_game_q").set_value(question)
+    at.select_slider(key="budget_game_eps").set_value(float(epsilon))
+    at.button(key="budget_game_ask").click()
+    at.run()
+    assert_clean(at)
+    return at
+
+
+@pytest.mark.parametrize("epsilons", [(5.0, 5.0), (3.0, 5.0), (0.1, 5.0), (0.1, 0.1)])
+def test_budget_pooled_band_and_the_single_answer(epsilons):
+    at = app_test(lesson("budget"), {"budget_game_total": "10"})
+    for epsilon in epsilons:
+        _ask_budget(at, "heart_attack", epsilon)
+    text = _flat(at)
+    # count, Δ = 1: pooled band z·√2/√(Σε²); one answer at Σε: z·√2/Σε (normal), ln 20/Σε (exact)
+    pooled = Z95 * math.sqrt(2) / math.sqrt(sum(e * e for e in epsilons))
+    single_normal = Z95 * math.sqrt(2) / sum(epsilons)
+    single_exact = math.log(20) / sum(epsilons)
+    assert f"± {pooled:.2f} (95%, normal approximation)" in text
+    assert f"± {single_normal:.2f} in the same normal approximation, ± {single_exact:.2f}" in text
+    assert single_normal <= pooled  # "more precise" compares like with like
+    if pooled <= 0.5:
+        assert "The count is within reach" in text and "pin it to" not in text
+        # "rounding their average names the count in most games": the page's own noise
+        # (Laplace at these ε's, pooled by precision), 20,000 seeded games; the sd of the
+        # share is under 0.4 points, far inside the margin to 50%.
+        rng = np.random.default_rng(7)
+        noise = np.stack([rng.laplace(0.0, 1 / e, 20_000) for e in epsilons])
+        weights = np.square(epsilons) / np.sum(np.square(epsilons))
+        assert np.mean(np.abs(weights @ noise) < 0.5) > 0.9
+    else:
+        assert "The count is within reach" not in text
+
+
+def test_budget_takeaway_states_when_a_budget_stops_the_attack():
+    # one Laplace answer within ± 0.5 at 95%: e^{−0.5 ε} ≤ 0.05 ⇔ ε ≥ 2 ln 20 = 5.99
+    assert round(math.log(20) / 0.5) == 6
+    text = _run("budget")
+    assert "It stops the attack only if ε_T is small enough" in text
+    assert "once ε_T > ln 20/0.5 ≈ 6" in text
+    assert "stops the averaging attack: no way" not in text
+
+
+def test_budget_z2_threshold_is_129_by_the_strict_rule():
+    # band z·√2·b/√m < 0.5 with b = 1/0.5 and z = 2: √m > 8, so m = 129 (128 is the equality)
+    m = next(m for m in range(100, 200) if 2 * math.sqrt(2) * 2 / math.sqrt(m) < 0.5)
+    assert m == 129
+    assert f"z = 2 gives {m}" in _run("budget")
+
+
+# ── Local sensitivity: the trap's lowest privacy loss ─────────────────────────────────────────
+
+@pytest.mark.parametrize(("spread", "epsilon"), [("1", "1"), ("10", "0.2"), ("0.5", "3")])
+def test_trap_lowest_loss_is_the_clipping_atom(spread, epsilon):
+    """The trap releases 60 + Lap(b) clipped to [0, 100], b = s/ε on D and 28/ε on D′. Its loss
+    at the atom at 0 is ln(½e^(−60/b_D) / ½e^(−60/b_D′)); a seeded simulation of the page's
+    own mechanism finds the atom with the probability that formula gives."""
+    from dp.local_sensitivity import local_sensitivity_median, trap_pair
+
+    text = _run("local-sensitivity", {"ls_trap_s": spread, "ls_trap_eps": epsilon})
+    s, eps = float(spread), float(epsilon)
+    b_d, b_d_prime = s / eps, 28 / eps
+    atom = -60 / b_d + 60 / b_d_prime
+    edge = math.log(b_d_prime / b_d) - 60 * (1 / b_d - 1 / b_d_prime)
+    assert atom < -eps  # "past −ε"
+    assert f"it is {edge:.3g} at the edge of the range, and **{atom:.3g}**, past −ε" in text
+    d, d_prime = trap_pair(s)
+    rng, draws = np.random.default_rng(60), 400_000
+    at_zero = [np.mean(local_sensitivity_median(x, 0, 100, eps, rng, size=draws) == 0)
+               for x in (d, d_prime)]
+    for share, b in zip(at_zero, (b_d, b_d_prime), strict=True):
+        expected = 0.5 * math.exp(-60 / b)
+        # 6 standard errors of a binomial share (and the share itself below 1 in 10⁶ draws)
+        assert abs(share - expected) <= 6 * math.sqrt(expected * (1 - expected) / draws) + 1e-6
+
+
+# ── Exponential: report-noisy-max reaches 90% by the grid ε it names ─────────────────────────
+
+def _noisy_max_top(epsilon: float, gap: float, k: int) -> float:
+    """Pr[top chosen] for report-noisy-max with Lap(1/ε) on a top count leading k − 1 tied
+    others by `gap`: Pr[εg + Z₀ > max of k − 1 Lap(1)] = ∫ f(z)·F(εg + z)^(k−1) dz, F the
+    Laplace(1) CDF (numerical integration, not the page's Monte Carlo)."""
+    from scipy.integrate import quad
+
+    def cdf(x: float) -> float:
+        return 0.5 * math.exp(x) if x < 0 else 1 - 0.5 * math.exp(-x)
+
+    shift = epsilon * gap
+    left, _ = quad(lambda z: 0.5 * math.exp(z) * cdf(shift + z) ** (k - 1), -60, 0, limit=200)
+    right, _ = quad(lambda z: 0.5 * math.exp(-z) * cdf(shift + z) ** (k - 1), 0, 60, limit=200)
+    return left + right
+
+
+@pytest.mark.parametrize(("k", "gap"), [(100, 5), (1000, 3)])
+def test_noisy_max_needs_at_most_the_grid_epsilon_it_names(k, gap):
+    from scipy.optimize import brentq
+
+    text = _run("exponential", {"exp_tab": "Most common disease", "exp_dis_k": f"{k:,}",
+                                "exp_dis_gap": str(gap)})
+    named = float(re.search(r"report-noisy-max (?:gets there|already) by ε ≈ ([\d.]+)", text)
+                  .group(1))
+    exact = brentq(lambda e: _noisy_max_top(e, gap, k) - 0.9, 1e-3, 50, xtol=1e-9)
+    # the grid value is rounded to 3 digits for print: allow that rounding, nothing more
+    assert exact <= named * (1 + 5e-3)
+    assert f"at most ε ≈ {named:g} against" in text
+
+
+# ── Definition: the Bayesian and the testing views, rounded outwards ──────────────────────────
+
+@pytest.mark.parametrize(("prior", "epsilon"), [(None, None), ("0.99", "10"), ("0.01", "0.05"),
+                                                ("0.4", "1")])
+def test_definition_posterior_bounds_round_outwards(prior, epsilon):
+    params = {k: v for k, v in {"def_prior": prior, "def_bayes_eps": epsilon}.items() if v}
+    text = _run("definition", params)
+    p = float(prior or 0.02)
+    eps = float(epsilon) if epsilon else round(math.log(3), 4)  # the page's ln 3
+    odds = p / (1 - p)
+    high, low = odds * math.exp(eps), odds * math.exp(-eps)
+    found = re.search(r"can become at most \*\*([\d.]+)% sure\*\*, and at least ([\d.]+)% sure",
+                      text)
+    assert_at_most(found.group(1) + "%", high / (1 + high))
+    assert_at_least(found.group(2) + "%", low / (1 + low))
+    # the lecture's looser form p·e^{±ε}, capped at 100%
+    loose = re.search(r"prior it allows ([\d.]+)% to ([\d.]+)%", text)
+    assert_at_least(loose.group(1) + "%", p * math.exp(-eps))
+    if p * math.exp(eps) < 1:
+        assert_at_most(loose.group(2) + "%", p * math.exp(eps))
+
+
+@pytest.mark.parametrize(("epsilon", "delta"), [("1", "0"), ("0.01", "0"), ("10", "1e-06"),
+                                                ("1", "0.2")])
+def test_definition_testing_bounds_round_up(epsilon, delta):
+    text = _run("definition", {"def_hyp_eps": epsilon, "def_hyp_delta": delta})
+    eps, dlt = float(epsilon), float(delta)
+    # Kairouz, Oh & Viswanath: TPR ≤ min(e^ε·FPR + δ, 1 − e^−ε(1 − δ − FPR)), at FPR = 5%;
+    # best accuracy with even priors where the two lines cross: (e^ε + δ)/(1 + e^ε)
+    tpr = min(math.exp(eps) * 0.05 + dlt, 1 - math.exp(-eps) * (1 - dlt - 0.05))
+    accuracy = min(1.0, (math.exp(eps) + dlt) / (1 + math.exp(eps)))
+    caught = re.search(r"catches at most \*\*([\d.]+)%\*\*", text).group(1) + "%"
+    right = re.search(r"no test is right more often than \*\*([\d.]+)%\*\*", text).group(1) + "%"
+    for shown, bound in ((caught, tpr), (right, accuracy)):
+        if bound < 1:
+            assert_at_most(shown, bound)
+        else:
+            assert shown == "100%"
+
+
+# ── Planners: one ε for one request, rounded up; "± 1 point" ─────────────────────────────────
+
+def _metric(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+@pytest.mark.parametrize(("pp", "confidence", "n"), [("1", "95%", "1,000"), ("0.1", "99.9%", "30"),
+                                                     ("5", "50%", "100,000,000")])
+def test_laplace_and_rr_planners_print_the_same_epsilon_rounded_up(pp, confidence, n):
+    laplace = app_test(lesson("laplace"), {"lap_plan_err": pp, "lap_plan_conf": confidence,
+                                           "lap_plan_n": n})
+    rr = app_test(lesson("randomized-response"), {"rr_plan_err": pp, "rr_plan_conf": confidence,
+                                                  "rr_plan_n": n})
+    assert_clean(laplace)
+    assert_clean(rr)
+    needed = _metric(laplace, "ε needed")
+    # Laplace on a count: Pr[|Y| > A·n] = e^{−A·n·ε} ≤ 1 − c  ⇔  ε ≥ ln(1/(1 − c))/(A·n)
+    count = float(pp) / 100 * int(n.replace(",", ""))
+    exact = math.log(1 / (1 - float(confidence.rstrip("%")) / 100)) / count
+    shown = float(needed.replace(",", ""))
+    assert exact <= shown < exact * (1 + 1e-3)  # up, to four digits: never an ε too small
+    assert f"would need ε = {needed} (" in _flat(rr)
+    unit = "point" if pp == "1" else "points"
+    assert f"to ± {pp} {unit} is" in _flat(laplace)
