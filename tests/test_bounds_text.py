@@ -45,8 +45,7 @@ def _rr_errors(n: int, epsilon: float) -> tuple[float, float]:
     return local, central
 
 
-@pytest.mark.parametrize(("epsilon", "n"), [("10", 10), ("5", 10), ("10", 500), ("ln 3", 10),
-                                            ("0.01", 100_000_000)])
+@pytest.mark.parametrize(("epsilon", "n"), [("10", 10), ("10", 500), ("0.01", 100_000_000)])
 def test_rr_says_which_release_is_more_accurate(epsilon, n):
     text = _run("randomized-response", {"rr_eps": epsilon, "rr_lc_n": f"{n:,}"})
     assert f"At n = {n:,} and ε = " in text  # the link's setting, not a fallback
@@ -218,11 +217,15 @@ def test_gaussian_audit_flags_a_correct_mechanism_in_at_most_5_percent(epsilon, 
 
     from dp.audit import audit_epsilon
 
-    rng, runs, samples = np.random.default_rng(2026_11_28), 400, 200_000
+    rng, runs, samples = np.random.default_rng(2026_11_28), 1000, 200_000
     p = math.exp(epsilon) * p_prime
-    alarms = sum(
-        audit_epsilon(rng.random(samples) < p, rng.random(samples) < p_prime, lambda s: s) > epsilon
-        for _ in range(runs))
+    ranks = np.arange(samples)
+
+    def outputs(share: float) -> np.ndarray:  # only the number in S matters to the audit
+        return ranks < rng.binomial(samples, share)
+
+    alarms = sum(audit_epsilon(outputs(p), outputs(p_prime), lambda s: s) > epsilon
+                 for _ in range(runs))
     assert alarms <= binom.ppf(1 - 1e-9, runs, 0.05)
 
 
