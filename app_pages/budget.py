@@ -326,7 +326,9 @@ def game_demo() -> None:
             single_section = "game-pooled-single-equal"
         else:
             single_section = "game-pooled-single-mixed"
+        # one answer at the pooled ε, in the pooled band's own approximation and exactly
         single = lessons.section_text(SLUG, single_section, k=len(same), factor=factor,
+                                      best_normal=half / factor,
                                       best=laplace_half_width(sensitivity / pooled_eps))
         lessons.render(SLUG, "game-pooled", k=len(same), question=QUESTIONS[question].label,
                        estimate=show_answer(question, estimate), half=half, pooled=pooled_eps,

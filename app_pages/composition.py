@@ -1,6 +1,5 @@
 """Composition: how privacy loss adds up over k queries, groups, and post-processing."""
 
-import math
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -22,7 +21,7 @@ from ui import lessons
 from ui.charts import composition as charts
 from ui.deployments import deployments_panel
 from ui.numbers import number
-from ui.odds import odds_panel
+from ui.odds import odds_panel, percent_at_least, percent_at_most
 from ui.params import (
     choice_pills,
     choice_radio,
@@ -62,26 +61,28 @@ def fmt(x: float) -> str:
     return f"{x:,.4g}" if abs(x) < 1e4 else f"{x:,.0f}"
 
 
-def percent(p: float) -> str:
-    """A belief as text, never rounded to a certainty it is not: 62.2%, more than 99.9%."""
-    if p > 0.999:
-        return "more than 99.9%"
-    if p < 0.001:
-        return "less than 0.1%"
-    return f"{p:.1%}"
+def advanced_vs_basic(curves: dict, k: int, values: dict) -> str:
+    """Advanced against basic composition for Gaussian queries, at this k and over the slider:
+    at σ ≤ 3 advanced loses at every k up to 10⁴, at σ = 10 it wins only from k = 500 on
+    (δ′ = 10⁻⁶); so no "for small k" without the numbers behind it."""
+    advanced, basic = np.asarray(curves["advanced"]), np.asarray(curves["basic"])
+    if at_k(DENSE_KS, advanced, k) < at_k(DENSE_KS, basic, k):
+        return lessons.section_text(SLUG, "advanced-beats", **values)
+    losing = np.flatnonzero(advanced >= basic)  # on the grid of every k the slider offers
+    if losing[-1] == len(DENSE_KS) - 1:
+        return lessons.section_text(SLUG, "advanced-never", **values)
+    return lessons.section_text(SLUG, "advanced-later", advanced_from=DENSE_KS[losing[-1] + 1],
+                                **values)
 
 
-def ceiling_percent(p: float) -> str:
-    """An upper bound on a belief: as percent(), but 99.996% rather than "more than 99.9%",
-    rounded up so that "at most" stays true."""
-    if p <= 0.999:
-        return percent(p)
-    for digits in range(2, 10):
-        scale = 10 ** digits
-        shown = math.ceil(p * 100 * scale) / scale
-        if shown < 100:
-            return f"{shown:.{digits}f}%"
-    return "just under 100%"
+def belief_ceiling(p: float) -> str:
+    """The most a belief can rise to, rounded up; past 99.9% the digits stop meaning anything."""
+    return f"at most {percent_at_most(p)}" if p <= 0.999 else "more than 99.9%, all but certainty"
+
+
+def belief_floor(p: float) -> str:
+    """The least a belief can fall to, rounded down."""
+    return f"no less than {percent_at_least(p)}" if p >= 0.001 else "less than 0.1%"
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -247,7 +248,8 @@ def compare():
         zcdp = at_k(DENSE_KS, curves["zcdp"], k)
         rho = k * gaussian_zcdp_rho(sigma)
         four_ln = 4 * np.log(1 / delta)
-        values = {"k": f"{k:,}", "sigma": sigma, "delta": f"{delta:g}",
+        values = {"k": f"{k:,}", "queries": "query" if k == 1 else "queries", "sigma": sigma,
+                  "delta": f"{delta:g}",
                   "eps0": fmt(at_k(DENSE_KS, curves["exact"], 1)),
                   "basic": fmt(at_k(DENSE_KS, curves["basic"], k)),
                   "advanced": fmt(at_k(DENSE_KS, curves["advanced"], k)),
@@ -256,6 +258,8 @@ def compare():
             ratio = zcdp / exact
             values["zcdp_gap"] = (f"{ratio - 1:.0%} above it" if ratio < 2
                                   else f"{ratio:.1f} times as much")
+        values["eps_basic"] = fmt(at_k(DENSE_KS, curves["basic"], k) / k)  # ε₀ at δ′/k
+        values["advanced_text"] = advanced_vs_basic(curves, k, values)
         values["rho_text"] = lessons.section_text(
             SLUG, "rho-small" if rho < 0.1 * four_ln else "rho-medium" if rho < four_ln
             else "rho-large", **values)
@@ -269,7 +273,7 @@ def compare():
     if total > 0:  # a Gaussian total of 0: δ alone covers it
         release = (laplace_sum_release(total, delta, epsilon, k) if mode == PURE
                    else gaussian_release(total, delta, math.sqrt(k) / sigma))
-        odds_panel(release, key="comp", what=f"all {k:,} queries together" if k > 1 else "the one query")
+        odds_panel(release, key="comp", what=f"the release of all {k:,} answers" if k > 1 else "the one query")
     deployments_panel(total or None, key="comp", what=f"the total ε for k = {k:,}")
 
 
@@ -298,11 +302,18 @@ def groups():
         right.metric("δ for the group", number(view["delta_g"], ".2g"))
     with plot:
         chart(view["figure"], key="comp_grp_chart", **CHART)
-    lessons.render(SLUG, "group-notice" if g > 1 else "group-notice-one", eps=epsilon, g=g,
-                   eps_g=view["eps_g"], delta=delta, delta_g=view["delta_g"],
-                   delta_note=" (a δ of 1 promises nothing)" if view["delta_g"] >= 1 else "",
-                   upper=percent(view["upper"][g - 1]), lower=percent(view["lower"][g - 1]),
-                   single=ceiling_percent(view["upper"][0]))
+    if g == 1:
+        notice, delta_text = "group-notice-one", "group-delta-exception"
+    else:  # a group δ of 1 promises nothing: no ceiling at all, whatever ε says
+        notice = "group-notice"
+        delta_text = "group-delta-below-one" if view["delta_g"] < 1 else "group-delta-one"
+    values = {"eps": epsilon, "g": g, "eps_g": view["eps_g"], "delta": delta,
+              "delta_g": view["delta_g"]}
+    lessons.render(SLUG, notice, **values,
+                   delta_text=lessons.section_text(SLUG, delta_text, **values),
+                   upper=belief_ceiling(view["upper"][g - 1]),
+                   lower=belief_floor(view["lower"][g - 1]),
+                   single=percent_at_most(view["upper"][0]))
 
 
 lessons.step()

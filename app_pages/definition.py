@@ -29,7 +29,7 @@ from ui.audit import audit_panel
 from ui.charts import definition as charts
 from ui.deployments import deployments_panel
 from ui.numbers import number
-from ui.odds import odds_panel
+from ui.odds import odds_panel, percent_at_least, percent_at_most
 from ui.params import choice_slider, epsilon_slider, number_label, range_slider
 from ui.seeds import demo_seed, resample_button
 from ui.share import copy_link
@@ -197,6 +197,12 @@ def _percent(probability: float) -> str:
     return _significant(100 * probability)
 
 
+def _bound(rounding, probability: float) -> str:
+    """A bound on a probability as a percentage without its sign (the lesson writes the %),
+    rounded outwards by ui.odds: 62.246% as "at most 62.3", 0.6757% as "at least 0.675"."""
+    return rounding(float(probability)).removesuffix("%")
+
+
 def _odds(probability: float) -> str:
     """Odds in favour, as "1 to 49" or "99 to 1"."""
     if probability <= 0.5:
@@ -216,10 +222,12 @@ def _bayes_view(prior: float, epsilon: float):
     low, high = posterior_bounds(prior, epsilon)
     simple_low, simple_high = simple_posterior_bounds(prior, epsilon)
     numbers = {
-        "prior_pct": _percent(prior), "upper_pct": _percent(high), "lower_pct": _percent(low),
+        # bounds are rounded outwards (an "at most" up, an "at least" down)
+        "prior_pct": _percent(prior), "upper_pct": _bound(percent_at_most, high),
+        "lower_pct": _bound(percent_at_least, low),
         "e_eps": _tex_number(math.exp(epsilon)), "prior_odds": _odds(prior), "post_odds": _odds(high),
-        "eps_label": _eps_label(epsilon), "simple_lower_pct": _percent(simple_low),
-        "simple_upper_pct": "100" if simple_high >= 1 else _percent(simple_high),
+        "eps_label": _eps_label(epsilon), "simple_lower_pct": _bound(percent_at_least, simple_low),
+        "simple_upper_pct": "100" if simple_high >= 1 else _bound(percent_at_most, simple_high),
     }
     figure = charts.posterior_band(grid, lower, upper, prior, epsilon, low, high, simple_lower,
                                    simple_upper, labels=(f"{numbers['lower_pct']}%", f"{numbers['upper_pct']}%"))
@@ -267,8 +275,8 @@ def _testing_view(epsilon: float, delta: float):
     figure = charts.membership_region(fpr, tpr_max, tpr_min, epsilon, delta, roc_fpr, roc_tpr)
     numbers = {
         "eps": epsilon, "delta_phrase": f", δ = {number(delta, 'g')}" if delta else " (δ = 0)",
-        "tpr_at_5": _percent(max_true_positive_rate(0.05, epsilon, delta)),
-        "best_accuracy": _percent(max_guess_accuracy(epsilon, delta)),
+        "tpr_at_5": _bound(percent_at_most, max_true_positive_rate(0.05, epsilon, delta)),
+        "best_accuracy": _bound(percent_at_most, max_guess_accuracy(epsilon, delta)),
     }
     return figure, numbers
 

@@ -16,6 +16,7 @@ from dp.local_sensitivity import (
     TRAP_CENTRE,
     accuracy_sweep,
     best_single_guess,
+    clipped_laplace_lowest_loss,
     clipped_laplace_max_loss,
     clipped_median,
     distance_to_instability,
@@ -197,7 +198,9 @@ def _trap_view(spread: float, epsilon: float, seed: tuple) -> dict:
         loss = np.log(density_d / density_d_prime)
         ratio = local_d_prime / local_d
         view["loss"] = charts.trap_loss_chart(x, loss, epsilon)
-        facts.update(ratio=ratio, log_ratio=float(np.log(ratio)), loss_far=float(loss.min()))
+        # the lowest loss is the clipping atom at 0, below the density's value at the edge
+        facts.update(ratio=ratio, log_ratio=float(np.log(ratio)), loss_edge=float(loss.min()),
+                     loss_far=clipped_laplace_lowest_loss(TRAP_CENTRE, b_d, b_d_prime, LO, HI))
     return view
 
 
@@ -221,14 +224,13 @@ def trap() -> None:
         with loss_plot:
             chart(view["loss"], key="ls_trap_loss", **CHART)
         over_centre = facts["log_ratio"] > epsilon
-        over_tail = facts["loss_far"] < -epsilon
         with loss_text:
             lessons.render(
                 SLUG, "trap-notice",
                 centre_text=lessons.section_text(
                     SLUG, "trap-centre-over" if over_centre else "trap-centre-within", **facts),
-                tail_text=lessons.section_text(
-                    SLUG, "trap-tail-over" if over_tail else "trap-tail-within", **facts),
+                # the atom at 0 has loss −60·ε·(1/s − 1/28) < −ε for every s ≤ 10 offered
+                tail_text=lessons.section_text(SLUG, "trap-tail", **facts),
                 guess_text=lessons.section_text(
                     SLUG, "trap-guess-easy" if facts["success"] >= 0.9 else "trap-guess-hard", **facts),
                 **facts)

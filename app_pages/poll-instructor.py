@@ -79,12 +79,18 @@ def plan_precision() -> None:
     with controls:
         size = choice_slider("Class size n (people answering)", CLASS_SIZES, 30, "poll_class_size")
         widths = {label: rr_half_width(size, eps) for label, eps in PLAN_EPSILONS.items()}
-        def points(width: float) -> str:  # beyond ±50 the interval is wider than 0–100%
-            return f"±{100 * width:.0f} points" + (", wider than the whole 0–100% range"
-                                                   if width > 0.5 else "")
+        def points(width: float, note: bool = True) -> str:  # ±50 either side spans 0–100%
+            shown = f"{100 * width:.0f}"
+            return (f"±{shown} point{'' if shown == '1' else 's'}"
+                    + (wider(width) if note else ""))
 
-        lessons.render(SLUG, "plan", n=size, coins=points(widths["fair coins, ε = ln 3"]),
-                       low=points(widths["ε = 0.5"]), high=points(widths["ε = 5"]))
+        def wider(width: float) -> str:
+            return ", wider than the whole 0–100% range" if width > 0.5 else ""
+
+        coins = widths["fair coins, ε = ln 3"]
+        lessons.render(SLUG, "plan", n=size, coins=points(coins, note=False),
+                       coins_note=wider(coins), low=points(widths["ε = 0.5"]),
+                       high=points(widths["ε = 5"]))
     with plot:
         chart(precision_figure(SIZE_GRID, {label: rr_half_width(SIZE_GRID, eps)
                                            for label, eps in PLAN_EPSILONS.items()}, size))

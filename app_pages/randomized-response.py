@@ -31,7 +31,7 @@ from dp.odds import pure_release
 from ui import lessons, opendp_snippets
 from ui.audit import SAMPLE_SIZES, audit_panel
 from ui.charts import randomized_response as charts
-from ui.odds import odds_panel
+from ui.odds import odds_panel, percent_at_most
 from ui.opendp_show import opendp_expander
 from ui.params import EPSILONS, choice_radio, choice_slider, log_options, number_label, range_slider
 from ui.planner import accuracy_planner
@@ -339,11 +339,17 @@ def local_central_demo() -> None:
         versus = central_rmse(n, epsilon) / sampling
         central_vs = ("far below" if versus < 0.1 else "below" if versus < 1
                       else "above" if versus < 10 else "far above")
+        # Which release is more accurate at this n and ε: at large ε and small n the coins
+        # flip almost nothing and the local estimate wins (ε = 10, n = 10: 6.7 times).
+        comparison = lessons.section_text(
+            SLUG, "local-central-central-wins" if ratio >= 1 else "local-central-local-wins",
+            n=n, ratio=f"{ratio:.2g}" if ratio < 10 else f"{ratio:,.0f}",
+            inverse=f"{1 / ratio:.2g}", per_root_n=ratio / math.sqrt(n),
+            n_needed=_people_count(local_n_to_match_central(n, epsilon)),
+            n_even=f"{math.ceil(n / ratio**2):,}",  # ratio grows like √n: equal at n/ratio²
+            flipped=percent_at_most(1 - rr_keep_probability(epsilon)))
         lessons.render(SLUG, "local-central-notice", n=n, eps=epsilon, local=rr_rmse(n, epsilon),
-                       central=central_rmse(n, epsilon),
-                       ratio=f"{ratio:.2g}" if ratio < 10 else f"{ratio:,.0f}",
-                       per_root_n=ratio / math.sqrt(n),
-                       n_needed=_people_count(local_n_to_match_central(n, epsilon)),
+                       central=central_rmse(n, epsilon), comparison=comparison,
                        trials=SIM_TRIALS, central_vs=central_vs,
                        coin_factor=_factor(rr_rmse(n, epsilon) / sampling, 2),
                        large_eps=lessons.section_text(SLUG, "local-central-large-eps",

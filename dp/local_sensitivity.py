@@ -13,6 +13,7 @@
     accuracy_sweep                     typical error of each mechanism over a grid of ε
     best_single_guess                  how often one clipped Laplace release tells two scales apart
     clipped_laplace_max_loss           the largest privacy loss between two such releases
+    clipped_laplace_lowest_loss        their most negative loss: the atom at the farther end
     EXAMPLE_SCORES, trap_pair, synthetic_scores       the page's data
 
 Neighbours are replace-one (n is public), as in dp.private_median: x ~ x′ when they differ
@@ -459,3 +460,22 @@ def clipped_laplace_max_loss(centre, scale, other_scale, lower, upper) -> float:
     if a == 0:
         return math.inf
     return max(math.log(b / a), max(centre - lower, upper - centre) * (1 / a - 1 / b))
+
+
+def clipped_laplace_lowest_loss(centre, scale, other_scale, lower, upper) -> float:
+    """min over outputs y of ln p(y)/q(y), p = centre + Lap(scale), q = centre + Lap(other_scale),
+    both clipped to [lower, upper], for scale < other_scale (the trap pair's D against D′).
+
+    Inside the range ln p/q = ln(b/a) − |y − c|·(1/a − 1/b) falls linearly; clipping piles the
+    outputs beyond an end into an atom, ½e^(−D/a) against ½e^(−D/b) at distance D, whose loss
+    −D·(1/a − 1/b) is lower still by ln(b/a). The lowest is the atom at the farther end.
+    """
+    lower, upper = check.interval("lower", lower, "upper", upper)
+    a = check.positive("scale", scale)
+    b = check.positive("other_scale", other_scale)
+    if not a < b:
+        raise ValueError(f"scale must be below other_scale, got {a!r} and {b!r}")
+    centre = float(centre)
+    if not lower < centre < upper:
+        raise ValueError(f"centre must lie strictly inside ({lower:g}, {upper:g}), got {centre!r}")
+    return -max(centre - lower, upper - centre) * (1 / a - 1 / b)

@@ -137,7 +137,8 @@ def test_machine_learning_coin_and_caps():
 
 def test_poll_plan_says_when_the_interval_is_wider_than_the_range():
     small = _flat(app_test(lesson("poll-instructor"), {"poll_class_size": "10"}))
-    assert "**±64 points, wider than the whole 0–100% range**" in small
+    assert ("**±64 points** (percentage points) either side of the estimate, wider than the "
+            "whole 0–100% range." in small)
     assert "±143 points, wider than the whole 0–100% range" in small
     large = _flat(app_test(lesson("poll-instructor"), {"poll_class_size": "1000"}))
     assert "With **1,000 people**" in large and "wider than" not in large
@@ -212,8 +213,8 @@ def test_definition_notice_promises_every_output_only_for_neighbours():
     text = _flat(app_test(lesson("definition"), {"def_fdp": "30"}))
     assert "at every output, not just on average" not in text
     assert "reaches the band's edge only for neighbours" not in text
-    assert "These two are 4 neighbour steps apart" in text
-    assert "all that is promised is the group bound $|L(x)| \\le 4\\varepsilon$" in text
+    assert "These two are at least 4 neighbour steps apart" in text
+    assert "all that is promised is a group bound, at best $|L(x)| \\le 4\\varepsilon$" in text
     assert "above the $e^{\\varepsilon} = 1.221$ that the band allows neighbours" in text
     default = _flat(app_test(lesson("definition")))
     assert "at every output, not just on average" in default and "group bound" not in default
@@ -227,7 +228,7 @@ def test_budget_pooled_leak_states_the_root_sum_of_squares_condition():
         at.button(key="budget_game_ask").click()
         at.run()
     text = _flat(at)
-    assert "The count is out" in text
+    assert "The count is within reach" in text
     assert "exactly when √(Σε²) exceeds 1.96·√2/0.5 ≈ 5.54; yours is 5.83" in text
     assert "that takes an ε_T above 5.54, and your ε_T = 10 clears it" in text
     assert "possible only with ε_T above" not in text

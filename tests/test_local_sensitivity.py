@@ -444,3 +444,21 @@ def test_clipped_laplace_max_loss_limits():
     assert ls.clipped_laplace_max_loss(60, 0, 28, 0, 100) == math.inf
     assert ls.clipped_laplace_max_loss(60, 3, 3, 0, 100) == 0.0
     assert ls.clipped_laplace_max_loss(60, 1, 28, 0, 100) == pytest.approx(60 * (1 - 1 / 28))
+
+
+def test_clipped_laplace_lowest_loss_is_the_far_atom():
+    """Against the loss computed from the two clipped distributions on a grid: the atoms at
+    both ends (½e^(−D/b)) and the densities in between; the lowest is the atom at 0."""
+    from dp.local_sensitivity import clipped_laplace_lowest_loss
+
+    a, b, centre = 1.0, 28.0, 60.0
+    y = np.linspace(0, 100, 2001)
+    inside = (np.log(np.exp(-np.abs(y - centre) / a) / (2 * a))
+              - np.log(np.exp(-np.abs(y - centre) / b) / (2 * b)))
+    atoms = [(-d / a) - (-d / b) for d in (centre - 0, 100 - centre)]  # ln ½e^(−d/a) − ln ½e^(−d/b)
+    lowest = clipped_laplace_lowest_loss(centre, a, b, 0, 100)
+    assert lowest == pytest.approx(min(*atoms, inside.min()), rel=1e-12)
+    assert lowest == pytest.approx(-57.857, abs=1e-3)  # the page's defaults: s = 1, ε = 1
+    for bad in ((centre, b, a, 0, 100), (0.0, a, b, 0, 100), (centre, 0.0, b, 0, 100)):
+        with pytest.raises(ValueError):
+            clipped_laplace_lowest_loss(*bad)

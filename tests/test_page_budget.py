@@ -100,11 +100,13 @@ def test_a_large_budget_leaks_only_when_spent_on_few_answers():
     slow = _clean(app_test(LESSON, {"budget_game_total": "10"}))
     _ask(slow, "heart_attack", "0.1", button="budget_game_repeat")
     assert _log_rows(slow) == 100
-    assert "Not pinned yet" in page_text(slow) and "The count is out" not in page_text(slow)
+    assert "Not pinned yet" in page_text(slow) and "The count is within reach" not in page_text(slow)
     fast = _clean(app_test(LESSON, {"budget_game_total": "10"}))
     _ask(fast, "heart_attack", "5")
     _ask(fast, "heart_attack", "5")
-    assert "The count is out" in page_text(fast) and "± 0.39" in page_text(fast)
+    assert "The count is within reach" in page_text(fast) and "± 0.39" in page_text(fast)
+    # the band may miss the truth (seed 2014: 4.5 ± 0.39 against 5), so it claims no pinning
+    assert "pin it to" not in page_text(fast) and "misses the truth now and then" in page_text(fast)
 
 
 def test_two_sessions_do_not_share_a_budget():
@@ -201,7 +203,7 @@ def test_blog_comparison_treats_130_as_a_threshold():
     at = _clean(app_test(LESSON))
     text = page_text(at)
     assert "one random run" not in text
-    assert "gives 126" in text and "gives 128" in text
+    assert "gives 126" in text and "z = 2 gives 129" in text  # 128 is the threshold itself
     share = re.search(r"only (\d+)% of the runs had fitted by answer\s+130", text)
     # 9.7% of runs fit by m = 130 (20,000 runs); with 400 runs the sd is 1.5 points.
     assert share and 5 <= int(share.group(1)) <= 15

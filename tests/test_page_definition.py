@@ -74,8 +74,8 @@ def test_bayes_examples_give_tammys_and_annas_numbers(session):
     assert "5.77% sure" in page_text(session)
     session.button(key="def_anna").click().run()
     assert session.slider(key="def_prior").value == 0.4
-    # Prior 40% at ε = 1: expit(logit(0.4) ± 1) = 19.7% … 64.4%.
-    assert "64.4% sure" in page_text(session) and "19.7%" in page_text(session)
+    # Prior 40% at ε = 1: expit(logit(0.4) ± 1) = 19.695% … 64.440%, rounded outwards.
+    assert "64.5% sure" in page_text(session) and "19.6%" in page_text(session)
 
 
 def test_exact_count_quiz_reveals_none(session):
@@ -293,4 +293,5 @@ def test_at_defaults_the_move_fills_a_third_of_the_belief_axis():
 
 def test_a_99_percent_prior_moves_to_a_number_that_does_not_read_as_99():
     _, text = _bayes_spec("0.99", "0.05")
-    assert "**99% sure** can become at most\n**99.05% sure**" in text
+    # 99·e^0.05/(99·e^0.05 + 1) = 99.048%, rounded up
+    assert "**99% sure** can become at most\n**99.1% sure**" in text

@@ -302,7 +302,10 @@ def test_the_shading_example_really_moves_the_argmax_price():
     assert best_price([1, 1, 3.01]) == 3.01 and best_price([1, 1, 1]) == 1
     assert best_price([1, 1, 1, 3.01]) == best_price([1, 1, 1, 1]) == 1
     at = _open("Auction")
-    assert "With bids 1, 1 and 3.01, that price is 3.01" in _markdown(at)
+    text = " ".join(_markdown(at).split())
+    # the table's four bidders first (best price 1), then the three-bid example, named as such
+    assert "table's four bidders (1, 1, 1, 3.01) that price is 1 (revenue 4 against 3.01)" in text
+    assert "leaving bids 1, 1 and 3.01, and the best price becomes 3.01" in text
 
 
 def test_the_notes_formula_is_called_2eps_in_general_and_eps_for_one_way_scores():
@@ -369,8 +372,8 @@ def test_disease_tab_has_no_resample_button_that_changes_nothing_visible():
 
 
 @pytest.mark.parametrize(("params", "expected"), [
-    ({}, "method 1 needs ε above 10, but report-noisy-max needs only ε ≈ 1.41."),
-    ({}, "for 90% here, ε ≈ 1.41 against 2.72"),  # 2·ln(9·99)/5 = 2.72, exactly
+    ({}, "method 1 needs ε above 10, but report-noisy-max gets there by ε ≈ 1.41 (the first ε"),
+    ({}, "for 90% here, at most ε ≈ 1.41 against 2.72"),  # 2·ln(9·99)/5 = 2.72, exactly
     ({"exp_dis_gap": "1"}, "a lead of 1 person,"),
     # k = 10,000 with a lead of 1: neither reaches 90% on the slider; the exponential mechanism
     # would need 2·ln(9·9,999)/1 = 22.8.
@@ -378,7 +381,7 @@ def test_disease_tab_has_no_resample_button_that_changes_nothing_visible():
      "neither method 1 nor report-noisy-max gets there with ε up to 10."),
     ({"exp_dis_gap": "1", "exp_dis_k": "10,000"},
      "the exponential mechanism needs ε = 22.8, and report-noisy-max more than 10"),
-    ({"exp_dis_k": "2"}, "method 1 needs ε ≈ 1, but report-noisy-max needs only ε ≈ 0.5."),
+    ({"exp_dis_k": "2"}, "method 1 gets there only by ε ≈ 1, and report-noisy-max already by ε ≈ 0.5"),
 ])
 def test_disease_notice_reads_the_live_race(params, expected):
     assert expected in _markdown(_open("Most common disease", **params))

@@ -239,7 +239,7 @@ def test_the_trap_always_leaves_the_band_somewhere_on_the_chart():
 def test_default_trap_one_release_usually_tells_the_classes_apart(default_run):
     text = _flat(default_run)
     assert "is right **93%** of the time, so one release is usually enough to say which class" in text
-    assert "where ε-DP allows at most ε = 1" in text and "past −ε: it reaches **-54.5**" in text
+    assert "where ε-DP allows at most ε = 1" in text and "it is -54.5 at the edge of the range, and **-57.9**, past −ε" in text
     assert "That is eight of D's noise scales either side of 60." in text
     assert "The true privacy loss of this pair is 57.9" in text
 
@@ -255,13 +255,14 @@ def test_wide_spread_trap_one_release_is_not_enough():
     assert "S stops 35 either side of 60" in text  # 8 scales of 10 would pass the range
 
 
-def test_wide_spread_small_epsilon_loss_stays_positive_and_within_reach():
-    # s = 10, ε = 0.1: scales 100 and 280; the loss only falls to 0.644 at the edge.
+def test_wide_spread_small_epsilon_loss_passes_minus_epsilon_only_at_the_atom():
+    # s = 10, ε = 0.1: scales 100 and 280; the density's loss only falls to 0.644 at the edge,
+    # but the outputs clipped to 0 (an atom) have loss −60·(1/100 − 1/280) = −0.386 < −ε.
     at = app_test(LESSON, {"ls_trap_s": "10", "ls_trap_eps": "0.1"})
     assert_clean(at)
     text = _flat(at)
-    assert "runs off" not in text and "past −ε" not in text
-    assert "but over this range only to 0.644 at the edge" in text
+    assert "runs off" not in text
+    assert "it is 0.644 at the edge of the range, and **-0.386**, past −ε" in text
     assert "is right **61%** of the time" in text
 
 

@@ -26,7 +26,7 @@ from dp.planning import (
 from dp.rr_inference import rr_half_width
 from ui import lessons
 from ui.charts.odds import tradeoff_figure
-from ui.odds import epsilon_text, odds_panel
+from ui.odds import odds_panel
 from ui.params import DELTAS, EPSILONS, choice_slider, number_label
 from ui.presenter import presenter_mode
 from ui.share import copy_link
@@ -51,6 +51,10 @@ def needed_text(epsilon: float) -> str:
     decimals = max(0, 3 - math.floor(math.log10(epsilon)))
     scaled = float(f"{epsilon * 10**decimals:.12g}")  # no float noise: 1e-5·10⁸ is not 1000.0000000000001
     return f"{math.ceil(scaled) / 10**decimals:.{decimals}f}".rstrip("0").rstrip(".")
+
+
+def _points(pp: float) -> str:
+    return "point" if pp == 1 else "points"
 
 
 def _number(x: float) -> str:
@@ -78,11 +82,12 @@ def _controls(key: str, kind: str) -> tuple[float, float, int, float | None]:
 def _solve(kind: str, pp: float, confidence: float, n: int, delta: float | None) -> tuple[float, str, dict]:
     """(ε, lesson section, its values) for the request; raises ValueError if none can meet it."""
     share, count = pp / 100, pp / 100 * n
-    values = {"pp": f"{pp:g}", "n": f"{n:,}", "conf": _percent(confidence), "count": _number(count),
+    values = {"pp": f"{pp:g}", "points": _points(pp), "n": f"{n:,}", "conf": _percent(confidence),
+              "count": _number(count),
               "z": f"{two_sided_z(confidence):.3g}"}
     if kind == "laplace":
         epsilon = laplace_epsilon(count, confidence)
-        values["local"] = epsilon_text(rr_epsilon_for_error(share, confidence, n))
+        values["local"] = needed_text(rr_epsilon_for_error(share, confidence, n))
         return epsilon, "laplace", values
     if kind == "gaussian":
         sigma = gaussian_sigma_for_error(count, confidence)
@@ -92,7 +97,7 @@ def _solve(kind: str, pp: float, confidence: float, n: int, delta: float | None)
     if kind == "rr":
         epsilon = rr_epsilon_for_error(share, confidence, n)
         central = laplace_epsilon(count, confidence)
-        values["central"] = epsilon_text(central)
+        values["central"] = needed_text(central)  # as the Laplace planner prints it
         values["comparison"] = ("less: the curator adds noise once, to the total, not to every answer"
                                 if central < epsilon else "no less, at these settings")
         return epsilon, "rr", values
@@ -160,18 +165,20 @@ def poll_planner(n: int, offered: dict[str, float], *, key: str) -> float | None
     try:
         epsilon = rr_epsilon_for_error(share, 0.95, n, continuity=True)
     except ValueError:
-        st.warning(lessons.section_text(SLUG, "poll-impossible", pp=f"{pp:g}", n=n,
+        st.warning(lessons.section_text(SLUG, "poll-impossible", pp=f"{pp:g}", points=_points(pp), n=n,
                                         floor=f"{100 / (2 * n):.3g}"), icon="🚫")
         return None
     meeting = [(label, eps) for label, eps in sorted(offered.items(), key=lambda item: item[1])
                if rr_half_width(n, eps) <= share]
     if meeting:
         label, eps = meeting[0]
-        offer = lessons.section_text(SLUG, "poll-offer", choice=label,
-                                     width=f"{100 * rr_half_width(n, eps):.3g}")
+        width = f"{100 * rr_half_width(n, eps):.3g}"
+        offer = lessons.section_text(SLUG, "poll-offer", choice=label, width=width,
+                                     points=_points(float(width)))
     else:
         offer = lessons.section_text(SLUG, "poll-none", n=n, highest=f"{max(offered.values()):g}")
-    st.markdown(lessons.section_text(SLUG, "poll", pp=f"{pp:g}", n=n, eps=needed_text(epsilon),
+    st.markdown(lessons.section_text(SLUG, "poll", pp=f"{pp:g}", points=_points(pp), n=n,
+                                     eps=needed_text(epsilon),
                                      offer=offer))
     odds_panel(pure_release(epsilon), key=f"{key}_plan", what="a poll at this ε")
     return epsilon
