@@ -51,27 +51,32 @@ def votes_figure(n_options: int, tally: dict[int, list[int]], answer: int | None
     return fig
 
 
-def game_figure(epsilon: float, bound: tuple[np.ndarray, np.ndarray],
+def game_figure(epsilon: float, bound: tuple[np.ndarray, np.ndarray, np.ndarray],
                 laplace: tuple[np.ndarray, np.ndarray], point: tuple[float, float] | None,
                 n: int) -> go.Figure:
     """The class's (false positive rate, true positive rate) against what ε-DP allows.
 
-    bound: (FPR, highest TPR any guesser can reach under ε-DP); laplace: the best tests against
-    this Laplace release; point: the class's rates (None before both worlds have guesses).
+    bound: (FPR, highest TPR, lowest TPR) that any guesser can reach under ε-DP, both
+    impossible regions shaded; laplace: the best tests against this Laplace release; point:
+    the class's rates over every dealt phone (None before there is one); n: dealt phones.
+    Both axes run 0–1 at the same scale: the plot keeps its square and the figure's width
+    holds the legend, instead of the axes stretching past the unit square.
     """
-    fig = figure(f"The class as an attacker, ε = {epsilon:g}", "false positive rate: said “in” when out",
-                 "true positive rate: said “in” when in",
-                 xaxis={"title": {"text": "false positive rate: said “in” when out"}, "range": [-0.02, 1.02]},
-                 yaxis={"title": {"text": "true positive rate: said “in” when in"}, "range": [-0.02, 1.02],
-                        "scaleanchor": "x", "scaleratio": 1},
+    x_title, y_title = "false positive rate: said “in” when out", "true positive rate: said “in” when in"
+    square = {"range": [0, 1], "constrain": "domain", "tickformat": ".0%", "dtick": 0.25}
+    fig = figure(f"The class as an attacker, ε = {epsilon:g}", x_title, y_title,
+                 xaxis={"title": {"text": x_title}, **square},
+                 yaxis={"title": {"text": y_title}, **square, "scaleanchor": "x", "scaleratio": 1},
                  height=520)
-    fpr, tpr = bound
+    fpr, highest, lowest = bound
     style = series_style(3)
+    impossible = {"mode": "lines", "fill": "toself", "fillcolor": "rgba(213, 94, 0, 0.12)",
+                  "line": {**style["line"]}, "legendgroup": "bound", "hoverinfo": "skip"}
     traces = [
-        go.Scatter(x=np.concatenate([fpr, [0.0]]).tolist(), y=np.concatenate([tpr, [1.0]]).tolist(),
-                   mode="lines", fill="toself", fillcolor="rgba(213, 94, 0, 0.12)",
-                   line={**style["line"]}, name=f"ε-DP bound (above: impossible at ε = {epsilon:g})",
-                   hoverinfo="skip"),
+        go.Scatter(x=np.concatenate([fpr, [0.0]]).tolist(), y=np.concatenate([highest, [1.0]]).tolist(),
+                   name=f"ε-DP bound (beyond: impossible at ε = {epsilon:g})", **impossible),
+        go.Scatter(x=np.concatenate([fpr, [1.0]]).tolist(), y=np.concatenate([lowest, [0.0]]).tolist(),
+                   name="ε-DP bound, mirrored", showlegend=False, **impossible),
         go.Scatter(x=laplace[0].tolist(), y=laplace[1].tolist(), mode="lines",
                    line=series_style(0)["line"], name="best guesses against this Laplace count",
                    hoverinfo="skip"),
@@ -80,10 +85,11 @@ def game_figure(epsilon: float, bound: tuple[np.ndarray, np.ndarray],
     ]
     if point is not None:
         traces.append(go.Scatter(
-            x=[point[0]], y=[point[1]], mode="markers+text", name=f"the class ({n} guesses)",
+            x=[point[0]], y=[point[1]], mode="markers+text", name=f"the class ({n} phones dealt)",
             marker={"color": PALETTE["green"], "symbol": "star", "size": 22,
                     "line": {"color": "black", "width": 1}},
-            text=["the class"], textposition="bottom right",
+            text=["the class"], textposition="bottom right" if point[0] < 0.7 else "top left",
+            cliponaxis=False,  # a point on an edge (a perfect class) is drawn whole
             hovertemplate="FPR %{x:.2f}<br>TPR %{y:.2f}<extra></extra>"))
     fig.add_traces(traces)
     return fig
