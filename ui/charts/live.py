@@ -60,35 +60,37 @@ def game_figure(epsilon: float, bound: tuple[np.ndarray, np.ndarray, np.ndarray]
     impossible regions shaded; laplace: the best tests against this Laplace release; point:
     the class's rates over every dealt phone (None before there is one); n: dealt phones.
     Both axes run 0–1 at the same scale: the plot keeps its square and the figure's width
-    holds the legend, instead of the axes stretching past the unit square.
+    holds it centred, instead of the axes stretching past the unit square. Labels are short
+    (the lesson text says what the rates mean) so that the square gets the height.
     """
-    x_title, y_title = "false positive rate: said “in” when out", "true positive rate: said “in” when in"
     square = {"range": [0, 1], "constrain": "domain", "tickformat": ".0%", "dtick": 0.25}
-    fig = figure(f"The class as an attacker, ε = {epsilon:g}", x_title, y_title,
-                 xaxis={"title": {"text": x_title}, **square},
-                 yaxis={"title": {"text": y_title}, **square, "scaleanchor": "x", "scaleratio": 1},
+    fig = figure(f"The class as an attacker, ε = {epsilon:g}", "false positive rate", "true positive rate",
+                 xaxis={"title": {"text": "false positive rate"}, **square},
+                 yaxis={"title": {"text": "true positive rate"}, **square, "scaleanchor": "x", "scaleratio": 1},
                  height=520)
     fpr, highest, lowest = bound
-    style = series_style(3)
-    impossible = {"mode": "lines", "fill": "toself", "fillcolor": "rgba(213, 94, 0, 0.12)",
-                  "line": {**style["line"]}, "legendgroup": "bound", "hoverinfo": "skip"}
+    edge = fpr.tolist()
+    gap = [None]  # two pieces in one trace: Plotly fills (and draws) each piece on its own
     traces = [
-        go.Scatter(x=np.concatenate([fpr, [0.0]]).tolist(), y=np.concatenate([highest, [1.0]]).tolist(),
-                   name=f"ε-DP bound (beyond: impossible at ε = {epsilon:g})", **impossible),
-        go.Scatter(x=np.concatenate([fpr, [1.0]]).tolist(), y=np.concatenate([lowest, [0.0]]).tolist(),
-                   name="ε-DP bound, mirrored", showlegend=False, **impossible),
-        go.Scatter(x=laplace[0].tolist(), y=laplace[1].tolist(), mode="lines",
-                   line=series_style(0)["line"], name="best guesses against this Laplace count",
+        go.Scatter(x=[*edge, 0.0, *gap, *edge, 1.0], y=[*highest.tolist(), 1.0, *gap, *lowest.tolist(), 0.0],
+                   mode="none", fill="toself", fillcolor="rgba(213, 94, 0, 0.12)", showlegend=False,
+                   name="impossible under ε-DP",
                    hoverinfo="skip"),
+        go.Scatter(x=[*edge, *gap, *edge], y=[*highest.tolist(), *gap, *lowest.tolist()], mode="lines",
+                   line=series_style(3)["line"], name="ε-DP bound (shaded: impossible)", hoverinfo="skip"),
+        go.Scatter(x=laplace[0].tolist(), y=laplace[1].tolist(), mode="lines",
+                   line=series_style(0)["line"], name="best guesses, this count", hoverinfo="skip"),
         go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line={"color": GREY, "dash": "dot", "width": 2},
-                   name="coin flip (no information)", hoverinfo="skip"),
+                   name="coin flip", hoverinfo="skip"),
     ]
     if point is not None:
+        fpr_at, tpr_at = point
         traces.append(go.Scatter(
-            x=[point[0]], y=[point[1]], mode="markers+text", name=f"the class ({n} phones dealt)",
+            x=[fpr_at], y=[tpr_at], mode="markers+text", name=f"the class ({n} phone{'s' if n != 1 else ''})",
             marker={"color": PALETTE["green"], "symbol": "star", "size": 22,
                     "line": {"color": "black", "width": 1}},
-            text=["the class"], textposition="bottom right" if point[0] < 0.7 else "top left",
+            text=["the class"],  # beside the star, on the side with room (never on the tick labels)
+            textposition=f"{'top' if tpr_at < 0.5 else 'bottom'} {'right' if fpr_at < 0.7 else 'left'}",
             cliponaxis=False,  # a point on an edge (a perfect class) is drawn whole
             hovertemplate="FPR %{x:.2f}<br>TPR %{y:.2f}<extra></extra>"))
     fig.add_traces(traces)
