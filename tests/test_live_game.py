@@ -14,8 +14,10 @@ import numpy as np
 import pytest
 from scipy.stats import binom, binomtest, laplace
 
-from classroom import game
+from classroom import game, live
 from dp.attacks import max_true_positive_rate
+from tests.live_databases import live_engine, rows
+from tests.poll_databases import BACKENDS
 
 DEVICES = 4000
 
@@ -254,6 +256,36 @@ def test_different_rules_for_different_phones_stay_within_the_confidence():
                                   dealt - dealt_in - int(c))
         over += result.epsilon_lower_bound() > epsilon
     assert over <= _most_exceedances(runs)
+
+
+# ── The database: every phone shown a count is counted ───────────────────────────────────────
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_every_phone_shown_a_count_is_counted_once_and_a_silent_one_says_out(backend, tmp_path):
+    with live_engine(backend, tmp_path) as engine:
+        session, _ = live.create_session(engine, class_size=30)
+        question = live.push_game(engine, session.id, 1.0)
+        phones = [f"deal-device-{i:010d}" for i in range(12)]
+        for phone in phones:
+            assert live.record_deal(engine, question, phone) == live.deal_for(question, phone)
+        live.record_deal(engine, question, phones[0])  # a reload: still one deal
+        assert len(rows(engine, live.deals)) == 12
+        voters = phones[:7]
+        for i, phone in enumerate(voters):
+            assert live.vote(engine, session.id, question.id, 1, phone, i % 2) is live.Vote.RECORDED
+        # A vote from a device whose deal was never recorded (not through the page) still counts.
+        assert live.vote(engine, session.id, question.id, 1, "never-shown-0000000", 0) is live.Vote.RECORDED
+        result = live.game_result(engine, question.id)
+        worlds = {p: live.deal_for(question, p).in_data for p in [*phones, "never-shown-0000000"]}
+        assert (result.guesses, result.silent, result.n) == (8, 5, 13)
+        assert result.in_silent == sum(worlds[p] for p in phones[7:])
+        assert result.dealt_in == sum(worlds.values())
+        assert result.in_said_in + result.out_said_in == 4 + 1  # choices 0, 2, 4, 6 and the extra
+        # Another game's deals are its own.
+        other = live.push_game(engine, session.id, 2.0)
+        live.record_deal(engine, other, phones[0])
+        assert live.game_result(engine, other.id).n == 1
+        assert live.game_result(engine, question.id).n == 13
 
 
 def _result(deals: list[game.Deal], guesses: list[int | None]) -> game.ClassResult:
