@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import update
 
 from classroom import game, limits, live, store
-from tests.conftest import app_test, assert_clean, chart_specs, demo_specs, lesson
+from tests.conftest import ODDS_ICONS, app_test, assert_clean, chart_specs, demo_specs, lesson, title
 from ui import lessons
 from ui import live as ui_live
 from ui import poll as ui_poll
@@ -268,6 +268,18 @@ def test_the_game_deals_counts_and_plots_the_class_against_the_bound(engine):
     assert "Your count came from" in flat(phones[0]) and "You guessed" in flat(phones[0])
     phones[9].run()
     assert "You stayed silent, which counts as **Out" in flat(phones[9])
+
+
+def test_the_game_s_epsilon_has_the_odds_panel_of_every_epsilon_control():
+    teacher, _ = start()
+    icons = {}
+    for eps in (0.25, 5.0):
+        teacher.select_slider(key="live_game_eps").set_value(eps).run()
+        assert_clean(teacher)
+        (spec,) = [spec for spec in chart_specs(teacher) if title(spec).startswith(ODDS_ICONS)]
+        icons[eps] = json.dumps(spec["data"], sort_keys=True)
+        assert any(f"ε = {eps:g}" in expander.label for expander in teacher.expander)
+    assert icons[0.25] != icons[5.0], "the panel follows the game's ε"
 
 
 @pytest.mark.parametrize("eps", ["0.25", "5"])
