@@ -1,11 +1,11 @@
 """Live class, the instructor's side: one session per lecture; push quizzes, the game or a poll."""
 
+import math
 import time
 
 import streamlit as st
 
 from classroom import game, live, store
-from dp.attacks import max_true_positive_rate
 from dp.rr_inference import rr_running_estimates
 from ui import classroom_admin, lessons
 from ui import live as ui_live
@@ -13,6 +13,7 @@ from ui import poll as ui_poll
 from ui.charts.live import game_figure, option_letter, votes_figure
 from ui.charts.poll import estimate_figure
 from ui.course import LESSONS
+from ui.odds import odds_panel, percent_at_most
 from ui.params import url_value
 from ui.show import chart
 
@@ -161,32 +162,50 @@ def phones(n: int, one: str = "phone", many: str = "phones") -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+def at_least(value: float, below: float | None = None) -> str:
+    """`value` rounded down to two decimals, or to as many more as keep it above `below`
+    (a lower bound printed as "ε ≥ …" is never larger than the computed one)."""
+    for decimals in range(2, 9):
+        shown = math.floor(value * 10**decimals) / 10**decimals
+        if below is None or shown > below:
+            break
+    return f"{shown:.{decimals}f}"
+
+
 def project_game(question: live.Question) -> None:
     eps = question.epsilon
     st.markdown(f"### In or out? (ε = {eps:g})")
     st.markdown(question.prompt)
     result = live.game_result(engine, question.id)
-    status(question, result.n)
+    status(question, result.guesses)
     if not (question.show_votes or question.revealed):
         lessons.render(SLUG, "votes-hidden")
         return
-    point = (result.fpr, result.tpr) if result.tpr is not None and result.fpr is not None else None
-    chart(game_figure(eps, game.bound_curve(eps), game.laplace_curve(eps), point, result.n))
+    point = (result.fpr, result.tpr) if result.guesses and result.dealt_in and result.dealt_out else None
+    chart(game_figure(eps, game.bound_curves(eps), game.laplace_curve(eps), point, result.n))
     if point is None:
         lessons.render(SLUG, "game-none")
         return
-    lessons.render(SLUG, "game-result", guesses=phones(result.n, "guess", "guesses"),
-                   dealt_in=phones(result.dealt_in), dealt_out=phones(result.dealt_out), tpr=result.tpr, fpr=result.fpr,
-                   accuracy=result.accuracy, best=game.best_accuracy(eps),
-                   ceiling=game.accuracy_ceiling(eps), eps=eps)
-    inside = result.tpr <= max_true_positive_rate(result.fpr, eps) + 1e-12
-    lessons.render(SLUG, "game-inside" if inside else "game-outside",
-                   guesses=phones(result.n, "guess", "guesses"))
+    lessons.render(SLUG, "game-result", guesses=phones(result.guesses, "guess", "guesses"),
+                   dealt=phones(result.n), dealt_in=result.dealt_in, dealt_out=result.dealt_out,
+                   silent=result.silent, tpr=result.tpr, fpr=result.fpr, accuracy=result.accuracy,
+                   best=game.best_accuracy(eps), ceiling=percent_at_most(game.accuracy_ceiling(eps)),
+                   eps=eps)
+    if question.accepts_votes:
+        lessons.render(SLUG, "game-verdict-later")
+        return
+    lessons.render(SLUG, "game-inside" if game.inside_bound(result.fpr, result.tpr, eps) else "game-outside",
+                   dealt=phones(result.n))
     bound = result.epsilon_lower_bound()
+    confidence = f"{game.CONFIDENCE:.0%}"
     if bound:
-        lessons.render(SLUG, "game-bound" if bound <= eps else "game-bound-over", bound=bound, eps=eps)
+        over = bound > eps
+        lessons.render(SLUG, "game-bound-over" if over else "game-bound", confidence=confidence,
+                       bound=at_least(bound, eps if over else None), eps=eps,
+                       times=f"{round(1 / (1 - game.CONFIDENCE))}")
     else:
-        lessons.render(SLUG, "game-no-bound")
+        lessons.render(SLUG, "game-no-bound", confidence=confidence)
+    st.caption(lessons.section_text(SLUG, "game-assumes"))
 
 
 def project_poll(question: live.Question) -> None:
@@ -296,8 +315,9 @@ with ask_quiz:
     st.caption("Each lesson's quizzes also have an *Ask the class* button on the lesson page, "
                "shown only in this browser while this session runs.")
 with play:
-    st.select_slider("ε for this game", list(game.EPSILONS), value=1.0, key="live_game_eps",
-                     format_func=lambda e: f"{e:g}")
+    game_eps = st.select_slider("ε for this game", list(game.EPSILONS), value=1.0, key="live_game_eps",
+                                format_func=lambda e: f"{e:g}")
+    odds_panel(float(game_eps), key="live_game", what="each phone's count")
     st.button("🎲 Deal the counts", key="live_push_game", type="primary", on_click=push,
               args=(live.KIND_GAME,))
 with poll_tab:

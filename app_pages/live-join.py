@@ -8,10 +8,12 @@ from ui import lessons
 from ui import live as ui_live
 from ui import poll as ui_poll
 from ui.charts.live import option_letter
+from ui.odds import percent_at_most
 
 SLUG = ui_live.JOIN_SLUG
 VOTES_KEY = "live_my_votes"  # {question id: {round: choice}}, read from the database once per question
 NOTICE_KEY = "live_notice"  # a refusal to show once, next to the question
+DEALS_KEY = "live_game_dealt"  # ids of the games whose deal this session has recorded
 
 st.title("Live class")
 ui_poll.session_started()  # a new session's wait before voting starts now
@@ -126,8 +128,21 @@ def show_quiz(question: live.Question) -> None:
         st.info(lessons.section_text(SLUG, "closed"), icon="🔒")
 
 
+def shown_deal(question: live.Question) -> game.Deal:
+    """This device's count. Until the reveal it is recorded before it is drawn (once per
+    question and browser session), so that every phone that saw a count is counted on the
+    projector, voter or not: staying silent is part of a strategy (classroom.game)."""
+    recorded = st.session_state.setdefault(DEALS_KEY, set())
+    if question.revealed or question.id in recorded:
+        return live.deal_for(question, device)
+    with ui_live.database_guard():
+        dealt = live.record_deal(ui_live.engine(), question, device)
+    recorded.add(question.id)
+    return dealt
+
+
 def show_game(question: live.Question) -> None:
-    dealt = live.deal_for(question, device)
+    dealt = shown_deal(question)
     eps = question.epsilon
     st.markdown(f"#### {question.prompt}")
     lessons.render(SLUG, "game-count", output=dealt.output, scale=1 / eps, eps=eps)
@@ -137,11 +152,12 @@ def show_game(question: live.Question) -> None:
         st.markdown(lessons.section_text(
             SLUG, "game-reveal", world="D (Alex in)" if dealt.in_data else "D′ (Alex out)",
             threshold=game.THRESHOLD, best="“in”" if best == game.GUESS_IN else "“out”",
-            best_accuracy=game.best_accuracy(eps), ceiling=game.accuracy_ceiling(eps), eps=eps))
-        if mine is not None:
-            right = (mine == game.GUESS_IN) == dealt.in_data
-            st.markdown(f"You guessed **{question.options[mine]}**: "
-                        + ("right." if right else "wrong."))
+            best_accuracy=game.best_accuracy(eps), ceiling=percent_at_most(game.accuracy_ceiling(eps)),
+            eps=eps))
+        said = "You guessed" if mine is not None else "You stayed silent, which counts as"
+        guess = game.GUESS_OUT if mine is None else mine  # silence is the guess "out"
+        right = (guess == game.GUESS_IN) == dealt.in_data
+        st.markdown(f"{said} **{question.options[guess]}**: " + ("right." if right else "wrong."))
         return
     notice(question)
     if mine is not None:

@@ -6,8 +6,25 @@ Every phone is dealt one world, D or D′ with probability ½ each, and sees one
 f(world) + Lap(1/ε). It guesses "in" or "out". Each phone alone learns little; the class
 together measures the attack's true positive rate TPR = Pr[guess in | D] and false positive rate
 FPR = Pr[guess in | D′], and the projector puts that point against the ε-DP bound
-TPR ≤ min(e^ε·FPR, 1 − e^−ε(1 − FPR)) (dp.attacks.max_true_positive_rate), which no guessing
-strategy can beat.
+TPR ≤ min(e^ε·FPR, 1 − e^−ε(1 − FPR)) (dp.attacks.max_true_positive_rate) and its mirror
+1 − TPR ≤ min(e^ε(1 − FPR), 1 − e^−ε·FPR) (the opposite guess is a test too), which no guessing
+strategy can beat (δ = 0: the Laplace count is pure ε-DP).
+
+Staying silent is part of a strategy. A class that votes only on extreme counts, and keeps
+quiet otherwise, has voters' rates far past the bound (at ε = 1, "in" above 21.75 and "out" below 18.7 gives
+its voters TPR ≈ 39% and FPR ≈ 8%, a ratio of 4.9 > e), because which phones vote depends on
+their counts. So every phone that was shown a
+count is counted, and a silent phone counts as a fixed guess, "out" (ClassResult). Then each
+phone's guess is a function of its own count, and the bound holds whatever the class does.
+
+What the verdict assumes, and says on the projector (lessons/live-instructor.md, game-assumes):
+each phone's guess depends only on its own count (a rule agreed in advance, the same or not for
+every phone; the other phones' counts say nothing about this phone's world); every phone shown
+a count is counted (ui records the deal before the count is drawn); and voting is closed when
+the votes stop coming, not at a moment picked because the point looks good (optional stopping
+is a strategy too, and no fixed-sample bound covers it). For one rule shared by every phone the
+confidence bound is proved (Clopper–Pearson, Bonferroni); for different rules per phone the
+luck of the deal adds variance, checked by simulation in tests/test_live_game.py.
 
 The deal is seeded per device: seed = SHA-256(question's secret salt, device hash), so a phone
 sees the same count after every reload, and the server re-derives the world when the vote
@@ -82,10 +99,25 @@ def laplace_curve(epsilon: float, points: int = 201) -> tuple[np.ndarray, np.nda
     return np.concatenate([[1.0], fpr, [0.0]]), np.concatenate([[1.0], tpr, [0.0]])
 
 
-def bound_curve(epsilon: float, points: int = 201) -> tuple[np.ndarray, np.ndarray]:
-    """(FPR, highest TPR) allowed by ε-DP for any mechanism and any guesser."""
+CONFIDENCE = 0.95  # of the class's lower bound on ε
+
+
+def bound_curves(epsilon: float, points: int = 201) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(FPR, highest TPR, lowest TPR) that ε-DP allows for any mechanism and any guesser.
+
+    The lowest is the highest mirrored: saying the opposite of a test is a test, so
+    (1 − FPR, 1 − TPR) is reachable whenever (FPR, TPR) is."""
     fpr = np.linspace(0, 1, points)
-    return fpr, np.asarray(max_true_positive_rate(fpr, epsilon))
+    highest = np.asarray(max_true_positive_rate(fpr, epsilon))
+    lowest = 1 - np.asarray(max_true_positive_rate(1 - fpr, epsilon))
+    return fpr, highest, lowest
+
+
+def inside_bound(fpr: float, tpr: float, epsilon: float) -> bool:
+    """Whether (FPR, TPR) is inside both curves of the ε-DP region (edges included)."""
+    highest = float(max_true_positive_rate(fpr, epsilon))
+    lowest = 1 - float(max_true_positive_rate(1 - fpr, epsilon))
+    return lowest - 1e-12 <= tpr <= highest + 1e-12
 
 
 def best_accuracy(epsilon: float) -> float:
@@ -100,49 +132,72 @@ def accuracy_ceiling(epsilon: float) -> float:
 
 @dataclass(frozen=True)
 class ClassResult:
-    """The class's guesses, split by the world each device was dealt."""
+    """The class's guesses, split by the world each device was dealt.
+
+    Every dealt phone counts: one that was shown its count and did not vote is `silent`, and
+    a silent phone counts as the guess "out" in the rates, the accuracy and the bound on ε.
+    """
     in_said_in: int
     in_said_out: int
     out_said_in: int
     out_said_out: int
+    in_silent: int = 0  # dealt D, shown the count, no vote
+    out_silent: int = 0  # dealt D′, shown the count, no vote
+
+    @property
+    def guesses(self) -> int:
+        """Votes cast."""
+        return self.in_said_in + self.in_said_out + self.out_said_in + self.out_said_out
+
+    @property
+    def silent(self) -> int:
+        return self.in_silent + self.out_silent
 
     @property
     def dealt_in(self) -> int:
-        return self.in_said_in + self.in_said_out
+        return self.in_said_in + self.in_said_out + self.in_silent
 
     @property
     def dealt_out(self) -> int:
-        return self.out_said_in + self.out_said_out
+        return self.out_said_in + self.out_said_out + self.out_silent
 
     @property
     def n(self) -> int:
+        """Phones dealt a count: voters and silent ones."""
         return self.dealt_in + self.dealt_out
 
     @property
     def tpr(self) -> float | None:
-        """Pr[guess in | D]; None until someone dealt D has guessed."""
+        """Pr[guess in | D] over every phone dealt D; None until a phone was dealt D."""
         return self.in_said_in / self.dealt_in if self.dealt_in else None
 
     @property
     def fpr(self) -> float | None:
-        """Pr[guess in | D′]; None until someone dealt D′ has guessed."""
+        """Pr[guess in | D′] over every phone dealt D′; None until a phone was dealt D′."""
         return self.out_said_in / self.dealt_out if self.dealt_out else None
 
     @property
     def accuracy(self) -> float | None:
-        return (self.in_said_in + self.out_said_out) / self.n if self.n else None
+        """Right guesses over every dealt phone (a silent phone dealt D′ is right: "out")."""
+        return (self.in_said_in + self.out_said_out + self.out_silent) / self.n if self.n else None
 
-    def epsilon_lower_bound(self, alpha: float = 0.05) -> float | None:
-        """A lower bound on ε that holds with probability ≥ 1 − α whatever the guessers did:
-        ε ≥ ln(TPR/FPR) and ε ≥ ln((1 − FPR)/(1 − TPR)), each ratio bounded with one-sided
-        Clopper–Pearson limits at α/4 (four limits, Bonferroni), as dp.audit.audit_epsilon
-        does for one event. None until both worlds have guesses."""
+    def epsilon_lower_bound(self, confidence: float = CONFIDENCE) -> float | None:
+        """A lower bound on ε that holds with probability ≥ `confidence` whatever rule the
+        phones follow (see the module's assumptions): ε-DP bounds all four ratios
+
+            TPR/FPR,  (1 − FPR)/(1 − TPR),  FPR/TPR,  (1 − TPR)/(1 − FPR)   by e^ε,
+
+        and each is bounded from below with one-sided Clopper–Pearson limits on TPR and FPR
+        (a lower and an upper limit each, α/4 apiece, α = 1 − confidence): when all four limits
+        hold, which fails with probability ≤ α (Bonferroni), no ratio bound exceeds the true ε.
+        None until both worlds have dealt phones."""
         if not self.dealt_in or not self.dealt_out:
             return None
-        level = alpha / 4
-        said_in = (clopper_pearson_lower(self.in_said_in, self.dealt_in, level),
-                   clopper_pearson_upper(self.out_said_in, self.dealt_out, level))
-        said_out = (clopper_pearson_lower(self.out_said_out, self.dealt_out, level),
-                    clopper_pearson_upper(self.in_said_out, self.dealt_in, level))
-        bounds = [math.log(low / high) for low, high in (said_in, said_out) if low > 0]
-        return max([0.0, *bounds])
+        level = (1 - confidence) / 4
+        tpr = (clopper_pearson_lower(self.in_said_in, self.dealt_in, level),
+               clopper_pearson_upper(self.in_said_in, self.dealt_in, level))
+        fpr = (clopper_pearson_lower(self.out_said_in, self.dealt_out, level),
+               clopper_pearson_upper(self.out_said_in, self.dealt_out, level))
+        ratios = ((tpr[0], fpr[1]), (1 - fpr[1], 1 - tpr[0]),
+                  (fpr[0], tpr[1]), (1 - tpr[1], 1 - fpr[0]))
+        return max([0.0, *(math.log(low / high) for low, high in ratios if low > 0)])

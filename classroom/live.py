@@ -17,7 +17,8 @@ transaction as the change, so a waiting phone needs one cheap read (SessionCache
 it at most once per `max_age` per process) to know whether anything changed.
 
 What is stored about a student: one row per vote, holding the choice (and, in the game, which
-dataset the device was dealt) and a SHA-256 hash of the session id joined to the device's
+dataset the device was dealt; a game also keeps one row per device shown its count, voter or
+not, with that dataset) and a SHA-256 hash of the session id joined to the device's
 random id. The hash ties the votes of one device within one session (so that the database can
 refuse a second vote per question and round: a unique constraint), yet cannot link a device
 across sessions. No name, address or time of vote is stored.
@@ -173,6 +174,18 @@ votes = Table(
     CheckConstraint("round IN (1, 2)", name="live_vote_round_is_1_or_2"),
     CheckConstraint("choice >= 0 AND choice < 16", name="live_choice_in_range"),
     UniqueConstraint("question_id", "round", "device_sha256", name="one_vote_per_device_and_round"),
+)
+
+# The game's deals: every device shown its count, voter or not, with the world it was dealt
+# (1 = D, 0 = D′). A silent phone counts as the guess "out" (classroom.game): without these rows
+# a class that votes only on extreme counts would land past the ε-DP bound.
+deals = Table(
+    "live_deals", metadata,
+    Column("question_id", Integer, ForeignKey("live_questions.id", ondelete="CASCADE"),
+           nullable=False),
+    Column("device_sha256", String(64), nullable=False),
+    Column("dealt", SmallInteger, nullable=False),
+    PrimaryKeyConstraint("question_id", "device_sha256", name="live_one_deal_per_device"),
 )
 
 # Votes per question, round and client address, under an HMAC of the address keyed by the
@@ -750,16 +763,23 @@ def vote_count(engine: Engine, question_id: int, round_: int) -> int:
 
 
 def game_result(engine: Engine, question_id: int) -> game.ClassResult:
-    """The class's guesses in the game, split by the dataset each device was dealt."""
+    """The class's guesses in the game, split by the dataset each device was dealt, with the
+    dealt devices that did not vote (silent: the guess "out")."""
+    voted = exists().where(votes.c.question_id == question_id, votes.c.round == 1,
+                           votes.c.device_sha256 == deals.c.device_sha256)
     with engine.connect() as conn:
         rows = conn.execute(select(votes.c.dealt, votes.c.choice, func.count())
                             .where(votes.c.question_id == question_id, votes.c.round == 1)
                             .group_by(votes.c.dealt, votes.c.choice)).all()
+        silent = dict(conn.execute(select(deals.c.dealt, func.count())
+                                   .where(deals.c.question_id == question_id, ~voted)
+                                   .group_by(deals.c.dealt)).all())
     cells = {(int(d), int(c)): int(n) for d, c, n in rows if d is not None}
     return game.ClassResult(in_said_in=cells.get((1, game.GUESS_IN), 0),
                             in_said_out=cells.get((1, game.GUESS_OUT), 0),
                             out_said_in=cells.get((0, game.GUESS_IN), 0),
-                            out_said_out=cells.get((0, game.GUESS_OUT), 0))
+                            out_said_out=cells.get((0, game.GUESS_OUT), 0),
+                            in_silent=int(silent.get(1, 0)), out_silent=int(silent.get(0, 0)))
 
 
 def deal_for(question: Question, device_id: str) -> game.Deal:
@@ -768,3 +788,17 @@ def deal_for(question: Question, device_id: str) -> game.Deal:
         raise ValueError("only the game deals counts")
     return game.deal(question.params["salt"], device_hash(question.session_id, device_id),
                      question.params["epsilon"])
+
+
+def record_deal(engine: Engine, question: Question, device_id: str) -> game.Deal:
+    """Note that this device is shown its count (once; a reload changes nothing), and return
+    the deal. Call it before the count is drawn, so that every phone that saw one is counted
+    in game_result, voter or not. A vote needs no deal row: game_result counts voters from
+    their votes, and only devices without a round-1 vote as silent."""
+    dealt = deal_for(question, device_id)
+    with store.writing(engine) as conn:
+        conn.execute(insert_for(engine)(deals)
+                     .values(question_id=question.id, dealt=int(dealt.in_data),
+                             device_sha256=device_hash(question.session_id, device_id))
+                     .on_conflict_do_nothing(index_elements=["question_id", "device_sha256"]))
+    return dealt

@@ -54,9 +54,14 @@ def vote(page, letter: str) -> None:
     page.get_by_text("Your vote is in").wait_for(timeout=WAIT)
 
 
+# The projected charts: not those folded in an expander (the game tab's odds panel).
+PROJECTED = """Array.from(document.querySelectorAll('[data-testid=stMain] .js-plotly-plot'))
+    .filter(gd => !gd.closest('[data-testid=stExpander]'))"""
+
+
 def plotted(page) -> list:
     """The bars on the instructor's chart: one list of y values per round (decoded by Plotly)."""
-    return page.evaluate("""() => Array.from(document.querySelectorAll('[data-testid=stMain] .js-plotly-plot'))
+    return page.evaluate(f"""() => {PROJECTED}
         .flatMap(gd => (gd._fullData || []).map(t => Array.from(t.y || [])))""")
 
 
@@ -114,8 +119,7 @@ def test_a_quiz_in_two_rounds_with_one_instructor_and_three_phones(browser, live
 
     # Show votes: one round of bars, 2/3 on the right option.
     teacher.get_by_role("button", name="Show votes").click(timeout=WAIT)
-    teacher.wait_for_function("document.querySelectorAll('[data-testid=stMain] .js-plotly-plot').length > 0",
-                              timeout=WAIT)
+    teacher.wait_for_function(f"() => {PROJECTED}.length > 0", timeout=WAIT)
     (round_one,) = plotted(teacher)
     assert round(round_one[QUIZ.answer]) == 67
 
@@ -127,8 +131,8 @@ def test_a_quiz_in_two_rounds_with_one_instructor_and_three_phones(browser, live
         vote(phone, RIGHT)
     teacher.get_by_text(re.compile(r"round 2 · 3 of at most 30 votes")).wait_for(timeout=WAIT)
     teacher.get_by_role("button", name="Show votes").click(timeout=WAIT)
-    teacher.wait_for_function("""() => Array.from(document.querySelectorAll('[data-testid=stMain] .js-plotly-plot'))
-        .some(gd => (gd._fullData || []).length === 2)""", timeout=WAIT)
+    teacher.wait_for_function(f"() => {PROJECTED}.some(gd => (gd._fullData || []).length === 2)",
+                              timeout=WAIT)
     round_one, round_two = plotted(teacher)
     assert round(round_one[QUIZ.answer]) == 67 and round(round_two[QUIZ.answer]) == 100
 

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import update
 
 from classroom import game, limits, live, store
-from tests.conftest import app_test, assert_clean, chart_specs, lesson
+from tests.conftest import ODDS_ICONS, app_test, assert_clean, chart_specs, demo_specs, lesson, title
 from ui import lessons
 from ui import live as ui_live
 from ui import poll as ui_poll
@@ -137,14 +137,14 @@ def test_a_quiz_runs_two_rounds_and_the_reveal_reaches_every_phone(engine):
 
     teacher.run()
     assert "**3** of at most 30 votes" in text_of(teacher)
-    assert not chart_specs(teacher), "votes stay hidden until Show votes"
+    assert not demo_specs(teacher), "votes stay hidden until Show votes"
     click(teacher, "live_show_votes")
-    (spec,) = chart_specs(teacher)
+    (spec,) = demo_specs(teacher)
     assert len(spec["data"]) == 1 and spec["data"][0]["name"].startswith("round 1 (3 votes)")
 
     # Round 2: the phones get their buttons back, and the projector shows both rounds.
     click(teacher, "live_round_two")
-    assert not chart_specs(teacher) and "Round 2" in text_of(teacher)
+    assert not demo_specs(teacher) and "Round 2" in text_of(teacher)
     for name, at in phones.items():
         at.run()
         assert "Round 2: vote again" in text_of(at)
@@ -153,13 +153,13 @@ def test_a_quiz_runs_two_rounds_and_the_reveal_reaches_every_phone(engine):
     vote_buttons(phones["a"])[quiz.answer].click().run()
     vote_buttons(phones["b"])[wrong].click().run()
     click(teacher, "live_show_votes")
-    (spec,) = chart_specs(teacher)
+    (spec,) = demo_specs(teacher)
     assert [trace["name"] for trace in spec["data"]] == ["round 1 (3 votes)", "round 2 (3 votes)"]
     assert round(spec["data"][1]["y"][quiz.answer]) == 67
 
     click(teacher, "live_reveal")
     assert f"**Why:** {quiz.explanation}" in text_of(teacher)
-    (spec,) = chart_specs(teacher)
+    (spec,) = demo_specs(teacher)
     assert "✓" in json.dumps(spec["layout"]["xaxis"]["ticktext"], ensure_ascii=False)
     for name, at in phones.items():
         at.run()
@@ -228,27 +228,58 @@ def test_a_full_round_refuses_and_both_screens_say_so(engine):
 
 # ── The game and the poll ───────────────────────────────────────────────────────────────────
 
+def flat(at) -> str:
+    """The page's text with line breaks as spaces (lesson sentences wrap in the source)."""
+    return " ".join(text_of(at).split())
+
+
 def test_the_game_deals_counts_and_plots_the_class_against_the_bound(engine):
     teacher, code = start()
     click(teacher, "live_push_game")
     phones = []
-    for i in range(8):
+    for i in range(10):
         at = phone(code, f"game-device-{i:010d}")
-        assert "The released count your phone was dealt" in text_of(at)
-        vote_buttons(at)[i % 2].click().run()
-        assert "Your vote is in" in text_of(at)
+        assert "The released count your phone was dealt" in flat(at)
+        assert "If you do not vote, your phone counts as a guess of \"out\"" in flat(at)
+        if i < 8:  # two phones look at their counts and stay silent
+            vote_buttons(at)[i % 2].click().run()
+            assert "Your vote is in" in flat(at)
         phones.append(at)
     again = phone(code, "game-device-0000000000")  # the same count after a reload
     dealt = [line for line in text_of(again).split("**") if line.replace(".", "").replace("-", "").isdigit()]
     assert dealt and dealt[0] in text_of(phones[0])
     click(teacher, "live_show_votes")
-    (spec,) = chart_specs(teacher)
+    (spec,) = demo_specs(teacher)
     assert spec["layout"]["title"]["text"].startswith("The class as an attacker, ε = 1")
-    assert [trace["name"].startswith("the class") for trace in spec["data"]][-1]
-    assert "**8 guesses**" in text_of(teacher)
+    for axis in ("xaxis", "yaxis"):  # the unit square, kept square inside the figure's width
+        assert spec["layout"][axis]["range"] == [0, 1] and spec["layout"][axis]["constrain"] == "domain"
+    assert spec["data"][-1]["name"] == "the class (10 phones)"
+    shown = flat(teacher)
+    assert "**8 guesses** from **10 phones dealt**" in shown and "2 silent" in shown
+    assert "The verdict comes when voting closes" in shown and "ε-DP bound**" not in shown
+    result = live.game_result(engine, live.view(engine, live.find_session(engine, code).id).question.id)
+    assert (result.guesses, result.silent, result.n) == (8, 2, 10)
+    click(teacher, "live_close")
+    shown = flat(teacher)
+    assert "The verdict comes when voting closes" not in shown and "What the verdict assumes" in shown
+    assert "inside the ε-DP bound" in shown or "past the ε-DP bound" in shown
     click(teacher, "live_reveal")
     phones[0].run()
-    assert "Your count came from" in text_of(phones[0])
+    assert "Your count came from" in flat(phones[0]) and "You guessed" in flat(phones[0])
+    phones[9].run()
+    assert "You stayed silent, which counts as **Out" in flat(phones[9])
+
+
+def test_the_game_s_epsilon_has_the_odds_panel_of_every_epsilon_control():
+    teacher, _ = start()
+    icons = {}
+    for eps in (0.25, 5.0):
+        teacher.select_slider(key="live_game_eps").set_value(eps).run()
+        assert_clean(teacher)
+        (spec,) = [spec for spec in chart_specs(teacher) if title(spec).startswith(ODDS_ICONS)]
+        icons[eps] = json.dumps(spec["data"], sort_keys=True)
+        assert any(f"ε = {eps:g}" in expander.label for expander in teacher.expander)
+    assert icons[0.25] != icons[5.0], "the panel follows the game's ε"
 
 
 @pytest.mark.parametrize("eps", ["0.25", "5"])
@@ -273,7 +304,7 @@ def test_a_poll_is_pushed_by_reference_and_the_projector_shows_its_estimate(engi
     teacher.text_input(key="live_poll_code").input(poll.code).run()
     click(teacher, "live_push_poll")
     assert "Copied homework?" in text_of(teacher) and "**4** of at most 30 answers" in text_of(teacher)
-    assert chart_specs(teacher), "the debiased estimate as answers arrive"
+    assert demo_specs(teacher), "the debiased estimate as answers arrive"
     at = phone(code)
     links = [link for link in at.get("page_link")]
     assert any(poll.code in link.proto.label for link in links)
@@ -295,7 +326,7 @@ def test_the_projected_poll_shows_its_estimate_cut_to_0_100_with_the_unbiased_va
     assert estimate.value == "0%" and estimate.delta == "95%: 0–100%"
     assert any(c.value.startswith("**Too few answers to tell:**") for c in teacher.caption)
     assert "The unbiased formula gives -50.0% here" in estimate.help
-    (spec,) = chart_specs(teacher)
+    (spec,) = demo_specs(teacher)
     (line,) = [t for t in spec["data"] if t["name"].startswith("debiased estimate")]
     go.Figure(spec)
     assert all(0 <= y <= 100 for y in decode_array(line["y"])) and line["text"] == ["<br>(cut from -50.0%)"]
@@ -417,27 +448,45 @@ def test_the_phones_tick_can_be_set_for_a_deployment_within_bounds(raw, seconds)
     assert ui_live._follow_seconds(raw) == seconds
 
 
-@pytest.mark.parametrize("guessers, expected", [("perfect", "past the ε-DP bound"),
-                                                ("contrary", "inside the ε-DP bound")])
-def test_the_game_sentences_follow_the_class_point(engine, guessers, expected):
+# Guessers who know their world (the test reads it; no phone can), each line: the sentences it
+# must produce. "quiet": four phones dealt D say "in", the other 36 stay silent, point (0, 0.2).
+GAME_SENTENCES = {
+    "perfect": ("past the ε-DP bound", "above the true ε = 1"),
+    "contrary": ("past the ε-DP bound", "above the true ε = 1"),  # the lower curve counts too
+    "quiet": ("past the ε-DP bound", "cannot rule out ε = 0"),
+    "all in": ("inside the ε-DP bound", "cannot rule out ε = 0"),
+}
+
+
+@pytest.mark.parametrize("guessers", list(GAME_SENTENCES))
+def test_the_game_sentences_follow_the_class_point(engine, guessers):
     teacher, code = start(class_size=100)
     teacher.select_slider(key="live_game_eps").set_value(1.0).run()
     click(teacher, "live_push_game")
     session = live.find_session(engine, code)
     question = live.view(engine, session.id).question
-    for i in range(40):  # a perfect guesser knows its world; a contrary one says the opposite
+    quiet_voters = 0
+    for i in range(40):
         device = f"sentence-device-{i:08d}"
-        in_data = live.deal_for(question, device).in_data
-        says_in = in_data if guessers == "perfect" else not in_data
+        in_data = live.record_deal(engine, question, device).in_data  # shown its count
+        if guessers == "quiet" and not (in_data and quiet_voters < 4):
+            continue
+        quiet_voters += 1
+        says_in = {"perfect": in_data, "contrary": not in_data}.get(guessers, True)
         choice = game.GUESS_IN if says_in else game.GUESS_OUT
         assert live.vote(engine, session.id, question.id, 1, device, choice) is live.Vote.RECORDED
     click(teacher, "live_show_votes")
-    shown = text_of(teacher)
-    assert "**40 guesses**" in shown and expected in shown
+    click(teacher, "live_close")
+    shown = flat(teacher)
+    voters = 4 if guessers == "quiet" else 40
+    assert f"**{voters} guesses** from **40 phones dealt**" in shown
+    for sentence in GAME_SENTENCES[guessers]:
+        assert sentence in shown
     result = live.game_result(engine, question.id)
-    if guessers == "perfect":
-        assert (result.tpr, result.fpr) == (1.0, 0.0)
-        # 40 perfect guesses "prove" more than the true ε = 1: a room this lucky is the 5%.
-        assert "ε ≥" in shown and "above the true ε = 1" in shown
-    else:
-        assert "cannot rule out ε = 0" in shown
+    point = {"perfect": (0.0, 1.0), "contrary": (1.0, 0.0), "quiet": (0.0, 4 / result.dealt_in),
+             "all in": (1.0, 1.0)}[guessers]
+    assert (result.fpr, result.tpr) == point
+    if guessers in ("perfect", "contrary"):
+        # 40 perfect (or perfectly wrong) guesses "prove" more than the true ε = 1: a room
+        # this lucky is among the at most one game in twenty.
+        assert "wrong at most one time in 20" in shown

@@ -51,39 +51,47 @@ def votes_figure(n_options: int, tally: dict[int, list[int]], answer: int | None
     return fig
 
 
-def game_figure(epsilon: float, bound: tuple[np.ndarray, np.ndarray],
+def game_figure(epsilon: float, bound: tuple[np.ndarray, np.ndarray, np.ndarray],
                 laplace: tuple[np.ndarray, np.ndarray], point: tuple[float, float] | None,
                 n: int) -> go.Figure:
     """The class's (false positive rate, true positive rate) against what ε-DP allows.
 
-    bound: (FPR, highest TPR any guesser can reach under ε-DP); laplace: the best tests against
-    this Laplace release; point: the class's rates (None before both worlds have guesses).
+    bound: (FPR, highest TPR, lowest TPR) that any guesser can reach under ε-DP, both
+    impossible regions shaded; laplace: the best tests against this Laplace release; point:
+    the class's rates over every dealt phone (None before there is one); n: dealt phones.
+    Both axes run 0–1 at the same scale: the plot keeps its square and the figure's width
+    holds it centred, instead of the axes stretching past the unit square. Labels are short
+    (the lesson text says what the rates mean) so that the square gets the height.
     """
-    fig = figure(f"The class as an attacker, ε = {epsilon:g}", "false positive rate: said “in” when out",
-                 "true positive rate: said “in” when in",
-                 xaxis={"title": {"text": "false positive rate: said “in” when out"}, "range": [-0.02, 1.02]},
-                 yaxis={"title": {"text": "true positive rate: said “in” when in"}, "range": [-0.02, 1.02],
-                        "scaleanchor": "x", "scaleratio": 1},
+    square = {"range": [0, 1], "constrain": "domain", "tickformat": ".0%", "dtick": 0.25}
+    fig = figure(f"The class as an attacker, ε = {epsilon:g}", "false positive rate", "true positive rate",
+                 xaxis={"title": {"text": "false positive rate"}, **square},
+                 yaxis={"title": {"text": "true positive rate"}, **square, "scaleanchor": "x", "scaleratio": 1},
                  height=520)
-    fpr, tpr = bound
-    style = series_style(3)
+    fpr, highest, lowest = bound
+    edge = fpr.tolist()
+    gap = [None]  # two pieces in one trace: Plotly fills (and draws) each piece on its own
     traces = [
-        go.Scatter(x=np.concatenate([fpr, [0.0]]).tolist(), y=np.concatenate([tpr, [1.0]]).tolist(),
-                   mode="lines", fill="toself", fillcolor="rgba(213, 94, 0, 0.12)",
-                   line={**style["line"]}, name=f"ε-DP bound (above: impossible at ε = {epsilon:g})",
+        go.Scatter(x=[*edge, 0.0, *gap, *edge, 1.0], y=[*highest.tolist(), 1.0, *gap, *lowest.tolist(), 0.0],
+                   mode="none", fill="toself", fillcolor="rgba(213, 94, 0, 0.12)", showlegend=False,
+                   name="impossible under ε-DP",
                    hoverinfo="skip"),
+        go.Scatter(x=[*edge, *gap, *edge], y=[*highest.tolist(), *gap, *lowest.tolist()], mode="lines",
+                   line=series_style(3)["line"], name="ε-DP bound (shaded: impossible)", hoverinfo="skip"),
         go.Scatter(x=laplace[0].tolist(), y=laplace[1].tolist(), mode="lines",
-                   line=series_style(0)["line"], name="best guesses against this Laplace count",
-                   hoverinfo="skip"),
+                   line=series_style(0)["line"], name="best guesses, this count", hoverinfo="skip"),
         go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line={"color": GREY, "dash": "dot", "width": 2},
-                   name="coin flip (no information)", hoverinfo="skip"),
+                   name="coin flip", hoverinfo="skip"),
     ]
     if point is not None:
+        fpr_at, tpr_at = point
         traces.append(go.Scatter(
-            x=[point[0]], y=[point[1]], mode="markers+text", name=f"the class ({n} guesses)",
+            x=[fpr_at], y=[tpr_at], mode="markers+text", name=f"the class ({n} phone{'s' if n != 1 else ''})",
             marker={"color": PALETTE["green"], "symbol": "star", "size": 22,
                     "line": {"color": "black", "width": 1}},
-            text=["the class"], textposition="bottom right",
+            text=["the class"],  # beside the star, on the side with room (never on the tick labels)
+            textposition=f"{'top' if tpr_at < 0.5 else 'bottom'} {'right' if fpr_at < 0.7 else 'left'}",
+            cliponaxis=False,  # a point on an edge (a perfect class) is drawn whole
             hovertemplate="FPR %{x:.2f}<br>TPR %{y:.2f}<extra></extra>"))
     fig.add_traces(traces)
     return fig
