@@ -6,6 +6,7 @@ import time
 import streamlit as st
 
 from classroom import game, live, store
+from dp.odds import pure_release
 from dp.rr_inference import rr_running_estimates
 from ui import classroom_admin, lessons
 from ui import live as ui_live
@@ -317,7 +318,7 @@ with ask_quiz:
 with play:
     game_eps = st.select_slider("ε for this game", list(game.EPSILONS), value=1.0, key="live_game_eps",
                                 format_func=lambda e: f"{e:g}")
-    odds_panel(float(game_eps), key="live_game", what="each phone's count")
+    odds_panel(pure_release(float(game_eps)), key="live_game", what="each phone's count")
     st.button("🎲 Deal the counts", key="live_push_game", type="primary", on_click=push,
               args=(live.KIND_GAME,))
 with poll_tab:
