@@ -1,5 +1,6 @@
 """Composition: how privacy loss adds up over k queries, groups, and post-processing."""
 
+import math
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np

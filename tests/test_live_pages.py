@@ -14,7 +14,15 @@ import pytest
 from sqlalchemy import update
 
 from classroom import game, limits, live, store
-from tests.conftest import ODDS_ICONS, app_test, assert_clean, chart_specs, demo_specs, lesson, title
+from tests.conftest import (
+    ODDS_ICONS,
+    app_test,
+    assert_clean,
+    chart_specs,
+    demo_specs,
+    lesson,
+    title,
+)
 from ui import lessons
 from ui import live as ui_live
 from ui import poll as ui_poll
