@@ -426,3 +426,4 @@ links[1].page_link("app_pages/budget.py", label="Averaging attacks and the priva
 
 lessons.step()
 lessons.render(SLUG, "takeaways")
+lessons.render(SLUG, "reading")

@@ -761,3 +761,4 @@ for tab, section in zip(tabs, SECTIONS, strict=True):
 lessons.step()
 st.divider()
 lessons.render(SLUG, "takeaways")
+lessons.render(SLUG, "reading")

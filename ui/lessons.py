@@ -337,6 +337,9 @@ _DECK_CSS = """
   border-radius: 0.5rem; box-shadow: 0 0 0 1px #d0d0d0; gap: 0.3rem; align-items: center; }
 .st-key-dplab_deck button { min-height: 1.7rem; padding: 0 0.5rem; }
 .st-key-dplab_deck p { font-size: 0.8rem; margin: 0; white-space: nowrap; }
+/* The chart that loads Plotly early (_load_plotly): off screen, never seen or measured */
+.st-key-dplab_deck_plotly { position: fixed; left: -5000px; top: 0; width: 20px !important;
+  visibility: hidden; pointer-events: none; }
 /* Keep the bar small over a step that scrolls: the keys are in each button's tooltip. */
 .st-key-dplab_deck kbd { display: none; }
 </style>
@@ -380,6 +383,20 @@ _DECK_KEYS = """
 """
 
 
+def _load_plotly() -> None:
+    """An empty chart off screen, on every step: the browser loads Plotly with the deck.
+
+    Streamlit fetches and compiles Plotly's code (megabytes of JavaScript) only when a page
+    first draws a chart, so a deck's first step with a chart froze for 12-30 s on a busy
+    machine while the server had long finished (docs/PERFORMANCE.md, "Presenter deck").
+    Drawn on the title step instead, that happens while the lecturer speaks to it.
+    """
+    with st.container(key="dplab_deck_plotly"):
+        st.plotly_chart({"data": [{"type": "scatter", "x": [0], "y": [0]}],
+                         "layout": {"width": 10, "height": 10}},
+                        key="dplab_deck_plotly_chart", config={"staticPlot": True}, theme=None)
+
+
 def no_deck() -> None:
     """Outside presenter mode a step in the URL means nothing: drop it."""
     st.query_params.pop(STEP_KEY, None)
@@ -405,6 +422,8 @@ def end_deck(seed: int) -> None:
         _go(deck.page, 1)
         st.rerun()
     st.html(_DECK_CSS)
+    if deck.count > 1:
+        _load_plotly()
     with st.container(horizontal=True, key="dplab_deck"):
         if bad is not None:
             note_if_ignored(STEP_KEY, f"step of this lesson (1 to {deck.count})", bad, "1")

@@ -338,6 +338,10 @@ def _for_projector(layout: dict, data: list[dict]) -> None:
                         "font": {**((layout.get("legend") or {}).get("font") or {}),
                                  "size": PRESENTER_FONT_SIZE}}
     layout["height"] = (layout.get("height") or HEIGHT) + PRESENTER_EXTRA_HEIGHT
+    for key in [k for k in layout if re.fullmatch(r"[xy]axis\d*", k)]:  # ticks a chart set smaller
+        axis = layout[key]
+        if isinstance(axis, dict) and isinstance(axis.get("tickfont"), dict) and axis["tickfont"].get("size"):
+            axis["tickfont"] = {**axis["tickfont"], "size": max(axis["tickfont"]["size"], PRESENTER_FONT_SIZE)}
     for annotation in layout.get("annotations") or []:
         annotation["font"] = {**(annotation.get("font") or {}), "size": PRESENTER_ANNOTATION_SIZE}
     for trace in data:
