@@ -149,7 +149,10 @@ SCROLL_TO_DEMO = """
 (() => {
   if (window.__dplabToDemo) return;
   window.__dplabToDemo = true;
-  const demo = decodeURIComponent(location.hash.slice(1));
+  // Streamlit rewrites the address (leaving default values out) and drops the # with it:
+  // the address the page was opened at is still the navigation's.
+  const opened = (performance.getEntriesByType('navigation')[0] || {}).name || location.href;
+  const demo = decodeURIComponent((location.hash || new URL(opened).hash).slice(1));
   if (!/^[A-Za-z0-9_-]+$/.test(demo)) return;
   let started = null, stopped = false;
   const stop = () => { stopped = true; };
