@@ -114,8 +114,8 @@ def _sentence(section: str, **values) -> str:
 # ---------------------------------------------------------------- page
 
 st.title(TITLE)
-lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
+lessons.instructor_notes(SLUG)  # after the hook: a phone opens on the lesson
 
 lessons.step("1. Linkage: join on ZIP, birth date and sex")
 lessons.render(SLUG, "weld")

@@ -93,8 +93,8 @@ def run_summary(runs: np.ndarray) -> dict:
 
 
 st.title("Averaging attacks and the budget")
-lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
+lessons.instructor_notes(SLUG)  # after the hook: a phone opens on the lesson
 
 # --- 1. The averaging attack -------------------------------------------------------------------
 

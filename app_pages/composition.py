@@ -177,8 +177,8 @@ def ledger_figure(epsilon: float, extra: int, steps: tuple[str, ...]):
 
 
 st.title("Composition")
-lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
+lessons.instructor_notes(SLUG)  # after the hook: a phone opens on the lesson
 lessons.step()
 lessons.quiz(SLUG, "advanced-small-k")
 

@@ -45,8 +45,8 @@ GAME_COUNT = 100  # the count without Patrick; with him it is 101
 GAME_HISTORY = 2000  # rounds kept for the running-accuracy chart, per ε
 
 st.title("What DP promises")
-lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
+lessons.instructor_notes(SLUG)  # after the hook: a phone opens on the lesson
 lessons.render(SLUG, "definition")
 
 
@@ -132,9 +132,8 @@ def definition_demo() -> None:
         resample_button("def_rug", "🎲 Draw 20 new outputs of each")
     figures, numbers = _definition_view(epsilon, sensitivity, value_d, value_d_prime,
                                         tuple(demo_seed("def_rug")))
-    with plot:
+    with plot:  # the formulas under the chart: the sliders' column is full (one screen on a projector)
         chart(figures[0], width="stretch", key="def_densities")
-    with controls:
         lessons.render(SLUG, "formula", **numbers)
     if numbers["gap"] > sensitivity:
         st.warning(lessons.section_text(SLUG, "not-neighbours", **numbers), icon="⚠️")
@@ -436,3 +435,4 @@ links[1].page_link("app_pages/budget.py", label="Averaging attacks and the priva
 
 lessons.step()
 lessons.render(SLUG, "takeaways")
+lessons.render(SLUG, "reading")

@@ -110,8 +110,8 @@ def keep_screens(count: int, note: str) -> None:
 
 
 st.title("The exponential mechanism")
-lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
+lessons.instructor_notes(SLUG)  # after the hook: a phone opens on the lesson
 st.info(lessons.section_text(SLUG, "neighbours"), icon="🤝")
 
 # In presenter mode the tabs become steps of the deck, one after another.
@@ -765,3 +765,4 @@ for tab, section in zip(tabs, SECTIONS, strict=True):
 lessons.step()
 st.divider()
 lessons.render(SLUG, "takeaways")
+lessons.render(SLUG, "reading")

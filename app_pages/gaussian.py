@@ -64,8 +64,8 @@ def share_text(share: float) -> str:
     return f"{100 * share:.2g}%" if share < 0.1 else f"{share:.0%}"
 
 st.title("Laplace vs Gaussian")
-lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
+lessons.instructor_notes(SLUG)  # after the hook: a phone opens on the lesson
 lessons.step()
 lessons.quiz(SLUG, "one-count")
 
@@ -218,6 +218,9 @@ many_dimensions()
 
 lessons.step("Pure versus approximate DP")
 lessons.render(SLUG, "table")
+lessons.step()  # the table's second half: a screen of its own on the projector
+lessons.render(SLUG, "table-more")
+lessons.render(SLUG, "table-after")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -266,9 +269,10 @@ def audit():
     values["likelier"] = (f"{result['p'][0] / result['p_prime'][0]:.3g}× its probability under $D'$"
                           if result["p_prime"][0] else
                           f"while not one of the {AUDIT_SAMPLES:,} samples from $D'$ landed in it")
-    # The verdicts under the chart, beside the sliders (the step fits 1280×720).
+    # The verdicts under the demo, at the page's width (on the projector, a screen of their own).
+    lessons.step()
     if broken:
-        plot.warning(lessons.section_text(SLUG, "audit-broken", **values))
+        st.warning(lessons.section_text(SLUG, "audit-broken", **values))
     else:
         if values["hits"] < RARE_HITS:
             advice = "audit-advice-rare"
@@ -277,13 +281,13 @@ def audit():
         else:
             advice = "audit-advice-slight"
         values["advice"] = lessons.section_text(SLUG, advice, **values)
-        plot.info(lessons.section_text(SLUG, "audit-not-broken", **values))
+        st.info(lessons.section_text(SLUG, "audit-not-broken", **values))
     if result["epsilon_delta"] <= epsilon:
         values["delta_work"] = lessons.section_text(
             SLUG, "audit-delta-work" if broken else "audit-delta-idle")
-        plot.success(lessons.section_text(SLUG, "audit-delta-ok", **values))
+        st.success(lessons.section_text(SLUG, "audit-delta-ok", **values))
     else:
-        plot.error(lessons.section_text(SLUG, "audit-delta-broken", **values))
+        st.error(lessons.section_text(SLUG, "audit-delta-broken", **values))
 
 
 audit()

@@ -171,8 +171,8 @@ def _beyond(outputs: np.ndarray, start: float, direction: float) -> np.ndarray:
 # ---------------------------------------------------------------- page
 
 st.title(TITLE)
-lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
+lessons.instructor_notes(SLUG)  # after the hook: a phone opens on the lesson
 
 lessons.step("1. A social network")
 lessons.render(SLUG, "network-intro")

@@ -83,8 +83,8 @@ def ratio_text(x: float) -> str:
 
 
 st.title("The Laplace mechanism")
-lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
+lessons.instructor_notes(SLUG)  # after the hook: a phone opens on the lesson
 
 # --- 1. Sensitivity ----------------------------------------------------------------------------
 

@@ -79,8 +79,8 @@ def _scores(values) -> str:
 
 
 st.title("Local sensitivity and its traps")
-lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
+lessons.instructor_notes(SLUG)  # after the hook: a phone opens on the lesson
 st.info(lessons.section_text(SLUG, "neighbours"), icon="🤝")
 
 

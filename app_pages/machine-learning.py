@@ -172,8 +172,8 @@ def price_sentence(base_test: float, noiseless_test: float, test: float, epochs:
 
 
 st.title("Privacy in machine learning")
-lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
+lessons.instructor_notes(SLUG)  # after the hook: a phone opens on the lesson
 lessons.quiz(SLUG, "overfit")
 
 # --- 1. The attack ------------------------------------------------------------------------

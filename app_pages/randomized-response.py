@@ -114,8 +114,8 @@ def _people_count(x: float) -> str:
 
 
 st.title("Randomized response")
-lessons.instructor_notes(SLUG)
 lessons.render(SLUG, "hook")
+lessons.instructor_notes(SLUG)  # after the hook: a phone opens on the lesson
 
 # ── 1. The protocol ──────────────────────────────────────────────────────────────────────────
 lessons.step("The protocol")
@@ -147,12 +147,14 @@ def protocol_demo() -> None:
                                 format_func=_epsilon_label, on_change=_epsilon_moved,
                                 help="Smaller ε means more noise and stronger privacy. "
                                      "It drives every demo on this page.")
-        q = rr_keep_probability(epsilon)
-        lessons.render(SLUG, "conversions", eps=epsilon, q=_prob(q), alpha=_prob(rr_alpha(epsilon)),
-                       h=_prob(coin_heads_probability(epsilon)), ratio=_factor(math.exp(epsilon)))
     with plot:
         chart(charts.keep_probability_chart(epsilon), width="stretch")
 
+    # The table at the page's width, one line a row (on the projector, a screen of its own).
+    lessons.step()
+    q = rr_keep_probability(epsilon)
+    lessons.render(SLUG, "conversions", eps=epsilon, q=_prob(q), alpha=_prob(rr_alpha(epsilon)),
+                   h=_prob(coin_heads_probability(epsilon)), ratio=_factor(math.exp(epsilon)))
     lessons.step()
     slide_alpha = lecture_theorem_alpha(epsilon)
     if math.isclose(epsilon, LN3):

@@ -124,7 +124,8 @@ def test_a_closed_link_popover_holds_nothing_and_an_opened_one_the_whole_link():
     assert not [code for code in at.get("code") if "seed=" in code.value]
 
     shown = links(at)  # opened, as a click does
-    assert len(shown) == len(_link_popovers(at)) >= 6 and len(set(shown)) == 1
+    assert len(shown) == len(_link_popovers(at)) >= 6
+    assert len({link.split("#")[0] for link in shown}) == 1  # the same view, each at its own demo
     carried = parse_qs(urlsplit(shown[0]).query)
     assert carried["rr_eps"] == ["3"] and carried["seed"] == ["2014"]
     assert "present" not in carried and "step" not in carried

@@ -6,9 +6,14 @@ rotated bounding box of every text Plotly draws (title, axis titles, tick labels
 items, annotations) and fails when two of them overlap or one is cut by the chart's edge.
 Desktop (1440×900) and phone (390×844) are the same page load, resized; presenter mode
 (1280×720, present=1) goes through every step of every lesson with the clicker's key,
-PageDown, and measures how tall each step is.
+PageDown, and checks each step as the back row of a lecture hall would read it
+(tests/deck_probe.js): a step shows more than its heading and no empty box; nothing it shows
+(text, chart or control) lies under the deck's bar; it fits the first screen (a clicker
+cannot scroll); prose and quiz options are at least 24 px and chart ticks, legends and
+annotations at least 20 px; a chart with nothing beside it spans the page.
 
-One server, one browser, one tab per walk. `pytest -s` prints the height of every step.
+One server, one browser, one tab per walk. `pytest -s` prints each deck's table (steps,
+tallest step, smallest type), the one in docs/PERFORMANCE.md's "Presenter deck".
 """
 
 from __future__ import annotations
@@ -24,8 +29,17 @@ from ui.course import HOME, LESSONS, Lesson
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 DESKTOP, PHONE, PROJECTOR = (1440, 900), (390, 844), (1280, 720)
-# A step fits the projector or needs one short scroll: at most this many screens tall.
-FIT_LIMIT = 1.5
+# How far down a step's content may reach, in 720 px screens. The goal is 1.0 (a clicker
+# cannot scroll); 1.25 is the tallest step reached so far (budget step 2, 1.22), and the
+# steps still over 1.0 are listed in docs/PERFORMANCE.md ("Presenter deck"). Lower it as they
+# are fixed.
+FIT_LIMIT = 1.25
+# Steps still known to break one rule, and only that rule (docs/PERFORMANCE.md lists them):
+# something of theirs lies under the deck's bar, or they show their heading alone. Every
+# other step of every lesson is held to every rule.
+UNDER_THE_BAR = {"definition": {2, 6}, "exponential": {2, 7, 18}, "gaussian": {11},
+                 "graphs": {5, 7}, "local-sensitivity": {3, 10}}
+HEADING_ONLY = {"budget": {6}, "machine-learning": {3}}
 NOT_DECKS = {HOME.slug} | {lesson.slug for lesson in LESSONS if lesson.section == "Classroom"}
 EXPONENTIAL_TABS = ["Most common disease", "Private median", "Auction", "Coin bias",
                     "Check the guarantee"]
@@ -33,6 +47,7 @@ EXPONENTIAL_TABS = ["Most common disease", "Private median", "Auction", "Coin bi
 # The rotated box of every text element Plotly draws, from its own bounding box and its
 # transform to the screen; two boxes overlap when no side of either separates them.
 MEASURE = (Path(__file__).with_name("layout_probe.js")).read_text(encoding="utf-8")
+DECK_PROBE = (Path(__file__).with_name("deck_probe.js")).read_text(encoding="utf-8")
 
 READY = """() => {
   if (document.querySelector('[data-testid=stSkeleton], [data-stale=true]')) return false;
@@ -114,9 +129,10 @@ def _step_label(page) -> str:
 def test_every_step_fits_a_projector_and_reads_cleanly(browser, app_url, lesson):
     """Every step of the lesson's deck at 1280×720, reached with PageDown."""
     page = browser.new_page(viewport=_size(PROJECTOR))
-    faults, heights = [], {}
+    deck = lesson.slug not in NOT_DECKS
+    faults, steps = [], {}
     page.goto(_url(app_url, lesson, "present=1"))
-    if lesson.slug not in NOT_DECKS:
+    if deck:
         # the deck's controls come last (a first visit runs the page twice: ui.lessons.demo)
         page.wait_for_selector(".st-key-dplab_deck", timeout=60_000)
     _settle(page)
@@ -126,8 +142,10 @@ def test_every_step_fits_a_projector_and_reads_cleanly(browser, app_url, lesson)
         errors = page.locator("[data-testid=stException]").all_inner_texts()
         assert not errors, f"{where}: {errors}"
         faults += _faults(page, where)
-        height = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
-        heights[step] = round(height / PROJECTOR[1], 2)
+        steps[step] = page.evaluate(DECK_PROBE, FIT_LIMIT)
+        if deck:
+            faults += [f"{where}: {fault}" for fault in dict.fromkeys(steps[step]["faults"])
+                       if not _known(lesson.slug, step, fault)]
         following = page.locator(".st-key-dplab_deck_next button").first
         if not following.count() or following.is_disabled():
             break
@@ -140,13 +158,31 @@ def test_every_step_fits_a_projector_and_reads_cleanly(browser, app_url, lesson)
         step += 1
         assert f"step={step}" in page.url, "the step is in the address"
     page.close()
-    worst = max(heights, key=heights.get)
-    print(f"\n{lesson.slug}: screens per step at 1280×720 {json.dumps(heights)}; "
-          f"{sum(v <= 1.0 for v in heights.values())} of {len(heights)} fit without scrolling, "
-          f"tallest step {worst} at {heights[worst]}")
+    print("\n" + deck_row(lesson, steps))
     assert not faults, "\n".join(faults)
-    if lesson.slug in NOT_DECKS:
-        return
-    assert step > 3, f"{lesson.slug}: a deck of {step} steps"
-    tall = {number: value for number, value in heights.items() if value > FIT_LIMIT}
-    assert not tall, f"{lesson.slug}: steps taller than {FIT_LIMIT} screens: {tall}"
+    if deck:
+        assert step > 3, f"{lesson.slug}: a deck of {step} steps"
+
+
+def _known(slug: str, step: int, fault: str) -> bool:
+    if "under the deck bar" in fault:
+        return step in UNDER_THE_BAR.get(slug, ())
+    if fault == "nothing but its heading":
+        return step in HEADING_ONLY.get(slug, ())
+    return False
+
+
+def deck_row(lesson: Lesson, steps: dict[int, dict]) -> str:
+    """The lesson's line of the table in docs/PERFORMANCE.md: steps, how many fit the first
+    screen, the tallest (in screens), the smallest prose or option type and the smallest
+    chart type (px), and every step's height."""
+    tallest = max(steps, key=lambda number: steps[number]["height"])
+    fit = sum(probe["height"] <= 1.0 for probe in steps.values())
+
+    def smallest(kind: str) -> str:
+        sizes = [(probe[kind]["px"], number) for number, probe in steps.items() if probe[kind]]
+        return "–" if not sizes else "{:g} (step {})".format(*min(sizes))
+
+    heights = {number: round(probe["height"], 2) for number, probe in steps.items()}
+    return (f"| {lesson.title} | {len(steps)} | {fit} | {steps[tallest]['height']:.2f} (step {tallest}) "
+            f"| {smallest('smallestText')} | {smallest('smallestChartText')} |  {json.dumps(heights)}")

@@ -14,6 +14,9 @@ formula, a one-line statement the demo needs) says so in its marker:
 
     <!-- section: formula present -->
 
+A lesson's "question" section (marked `present`) is its hook in one line: on the projector
+the title slide shows it in place of the hook's story, which the lecturer tells.
+
 Every lesson ends with an "instructors" section (timing, questions to pose before each
 reveal, common misconceptions), shown folded on the page and never in presenter mode.
 
@@ -116,6 +119,11 @@ def render(slug: str, name: str, **values) -> None:
     In presenter mode a section not marked `present` shrinks to its headings and its
     display formulas ($$…$$): the projector keeps the structure and the maths, not the prose.
     """
+    if presenter_mode() and name == "hook" and "question" in sections(slug):
+        # The title slide: the hook's story is told aloud; the screen asks its question.
+        with st.container(key="dplab_question"):
+            st.markdown(section_text(slug, "question", **values))
+        return
     text = section_text(slug, name, **values)
     # The takeaways are the deck's closing slide, so the projector shows them whole.
     if presenter_mode() and name not in presenter_sections(slug) and name != "takeaways":
@@ -324,11 +332,14 @@ def _go(page: str, number: int) -> None:
 _DECK_CSS = """
 <style>
 /* The deck's controls float at the bottom right, so a step keeps the whole screen. */
-.st-key-dplab_deck { position: fixed; right: 0.75rem; bottom: 0.5rem; z-index: 999990;
-  width: auto !important; background: rgba(255, 255, 255, 0.94); padding: 0.2rem 0.4rem;
-  border-radius: 0.5rem; box-shadow: 0 0 0 1px #d0d0d0; gap: 0.4rem; align-items: center; }
-.st-key-dplab_deck button { min-height: 2rem; padding: 0 0.6rem; }
+.st-key-dplab_deck { position: fixed; right: 0.5rem; bottom: 0.3rem; z-index: 999990;
+  width: auto !important; background: rgba(255, 255, 255, 0.94); padding: 0.1rem 0.3rem;
+  border-radius: 0.5rem; box-shadow: 0 0 0 1px #d0d0d0; gap: 0.3rem; align-items: center; }
+.st-key-dplab_deck button { min-height: 1.7rem; padding: 0 0.5rem; }
 .st-key-dplab_deck p { font-size: 0.8rem; margin: 0; white-space: nowrap; }
+/* The chart that loads Plotly early (_load_plotly): off screen, never seen or measured */
+.st-key-dplab_deck_plotly { position: fixed; left: -5000px; top: 0; width: 20px !important;
+  visibility: hidden; pointer-events: none; }
 /* Keep the bar small over a step that scrolls: the keys are in each button's tooltip. */
 .st-key-dplab_deck kbd { display: none; }
 </style>
@@ -372,6 +383,20 @@ _DECK_KEYS = """
 """
 
 
+def _load_plotly() -> None:
+    """An empty chart off screen, on every step: the browser loads Plotly with the deck.
+
+    Streamlit fetches and compiles Plotly's code (megabytes of JavaScript) only when a page
+    first draws a chart, so a deck's first step with a chart froze for 12-30 s on a busy
+    machine while the server had long finished (docs/PERFORMANCE.md, "Presenter deck").
+    Drawn on the title step instead, that happens while the lecturer speaks to it.
+    """
+    with st.container(key="dplab_deck_plotly"):
+        st.plotly_chart({"data": [{"type": "scatter", "x": [0], "y": [0]}],
+                         "layout": {"width": 10, "height": 10}},
+                        key="dplab_deck_plotly_chart", config={"staticPlot": True}, theme=None)
+
+
 def no_deck() -> None:
     """Outside presenter mode a step in the URL means nothing: drop it."""
     st.query_params.pop(STEP_KEY, None)
@@ -397,6 +422,8 @@ def end_deck(seed: int) -> None:
         _go(deck.page, 1)
         st.rerun()
     st.html(_DECK_CSS)
+    if deck.count > 1:
+        _load_plotly()
     with st.container(horizontal=True, key="dplab_deck"):
         if bad is not None:
             note_if_ignored(STEP_KEY, f"step of this lesson (1 to {deck.count})", bad, "1")
@@ -445,8 +472,11 @@ def quiz(slug: str, quiz_id: str) -> None:
         from ui.live import ask_the_class  # (here: ui.live imports this module)
 
         ask_the_class(slug, quiz_id)  # "Ask the class": only for an instructor running a live session
+        # Once revealed, the list itself marks the answer (the toggle below, from the last run).
+        shown = bool(st.session_state.get(f"{key}_reveal"))
         choice = st.radio("Your prediction", range(len(q.options)), index=None, key=key,
-                          format_func=lambda i: q.options[i], label_visibility="collapsed")
+                          format_func=lambda i: f"✅ **{q.options[i]}**" if shown and i == q.answer
+                          else q.options[i], label_visibility="collapsed")
         # On the projector the class predicts, not the instructor: the answer can be
         # revealed without a pick (a pick would be marked wrong or right in front of everyone).
         projector = presenter_mode()

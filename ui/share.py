@@ -28,10 +28,11 @@ STEP_KEY = "step"  # ui.lessons' deck parameter (ui.lessons imports this module'
 PRESENTER_ONLY = (PRESENT_KEY, STEP_KEY)
 
 
-def view_link(slug: str, *, projector_step: int | None = None) -> str:
+def view_link(slug: str, *, projector_step: int | None = None, demo: str | None = None) -> str:
     """The page's address with every parameter of this view and the seed.
 
-    With `projector_step`, the link opens presenter mode at that step of the deck.
+    With `projector_step`, the link opens presenter mode at that step of the deck; with
+    `demo`, it ends in #demo and opens scrolled to that demo (SCROLL_TO_DEMO).
     """
     params = {key: st.query_params.get_all(key) for key in st.query_params
               if key not in PRESENTER_ONLY}
@@ -40,7 +41,8 @@ def view_link(slug: str, *, projector_step: int | None = None) -> str:
     if projector_step is not None:
         params[PRESENT_KEY] = ["1"]
         params[STEP_KEY] = [str(projector_step)]
-    return f"{app_root()}/{'' if slug == HOME.slug else slug}?{urlencode(params, doseq=True)}"
+    anchor = f"#{demo}" if demo else ""
+    return f"{app_root()}/{'' if slug == HOME.slug else slug}?{urlencode(params, doseq=True)}{anchor}"
 
 
 def app_root() -> str:
@@ -100,9 +102,9 @@ def _copy_button(link: str) -> None:
 _PENDING = "_dplab_pending_links"
 
 
-def _fill(popover, slug: str) -> None:
+def _fill(popover, slug: str, demo: str) -> None:
     with popover:
-        link = view_link(slug)
+        link = view_link(slug, demo=demo)
         st.code(link, language=None, wrap_lines=True)
         _copy_button(link)
         st.caption("It reopens this page with the same settings and the same seed, so the same "
@@ -133,15 +135,55 @@ def copy_link(slug: str, demo: str) -> None:
         return
     ctx = get_script_run_ctx()
     if ctx and ctx.fragment_ids_this_run:
-        _fill(popover, slug)
+        _fill(popover, slug, demo)
     else:
-        st.session_state.setdefault(_PENDING, []).append((popover, slug))
+        st.session_state.setdefault(_PENDING, []).append((popover, slug, demo))
+
+
+# A copied link ends in #<demo>: once the page has run, scroll to that demo's link popover
+# (at the top of the demo), so that a phone opens at the demo, not at the lesson's title.
+# Charts above it still settle after the first draw, so it scrolls again for a moment,
+# until the reader scrolls or touches the page themselves.
+SCROLL_TO_DEMO = """
+<script>
+(() => {
+  if (window.__dplabToDemo) return;
+  window.__dplabToDemo = true;
+  // Streamlit rewrites the address (leaving default values out) and drops the # with it:
+  // the address the page was opened at is still the navigation's.
+  const opened = (performance.getEntriesByType('navigation')[0] || {}).name || location.href;
+  const demo = decodeURIComponent((location.hash || new URL(opened).hash).slice(1));
+  if (!/^[A-Za-z0-9_-]+$/.test(demo)) return;
+  let started = null, stopped = false;
+  const stop = () => { stopped = true; };
+  ['wheel', 'touchstart', 'keydown', 'mousedown'].forEach((kind) =>
+    window.addEventListener(kind, stop, {once: true, capture: true}));
+  const tick = () => {
+    if (stopped) return;
+    const target = document.querySelector(`.st-key-${demo}_share`);
+    const running = document.querySelector('[data-test-script-state=running]');
+    if (target && !running) {
+      started = started || Date.now();
+      target.style.scrollMarginTop = '4.5rem';  // clear of the page's header
+      target.scrollIntoView({block: 'start'});
+      if (Date.now() - started > 2500) return;
+    }
+    setTimeout(tick, 250);
+  };
+  setTimeout(tick, 250);
+  setTimeout(stop, 30000);
+})();
+</script>
+"""
 
 
 def fill_links() -> None:
-    """app.py, after the page ran: write the links of this run's popovers."""
-    for popover, slug in st.session_state.pop(_PENDING, []):
-        _fill(popover, slug)
+    """app.py, after the page ran: write the links of this run's popovers (and, for a link
+    that names a demo, scroll to it)."""
+    for popover, slug, demo in st.session_state.pop(_PENDING, []):
+        _fill(popover, slug, demo)
+    if not presenter_mode():
+        st.html(SCROLL_TO_DEMO, unsafe_allow_javascript=True)
 
 
 def deck_link(slug: str, step: int) -> None:

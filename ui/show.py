@@ -15,8 +15,9 @@ edge (tests/test_layout.py measures this in Chromium on every page):
   push the top margin down instead of being clipped;
 - a vertical axis title longer than the plot is tall wraps, so that it neither runs into
   the chart's title nor out of the figure;
-- in presenter mode fonts and lines grow, and annotations grow less (they sit inside the
-  plot, where large type runs over the data and off the edges).
+- in presenter mode fonts and lines grow: ticks, legends and annotations to 20 px, the least
+  the back row of a hall reads (annotations are wrapped to short lines, since they sit
+  inside the plot, where large type runs over the data and off the edges).
 """
 
 from __future__ import annotations
@@ -34,13 +35,16 @@ from ui.theme import FONT_SIZE, HEIGHT
 
 PRESENTER_FONT_SIZE = 20
 PRESENTER_TITLE_SIZE = 24
-PRESENTER_ANNOTATION_SIZE = 17
+PRESENTER_ANNOTATION_SIZE = 20  # the back row reads ticks, legends and annotations at ≥ 20 px
 PRESENTER_LINE_SCALE = 1.8
-PRESENTER_EXTRA_HEIGHT = 0  # a step must fit 720 px: bigger type, same height
+PRESENTER_EXTRA_HEIGHT = -40  # a step fits 720 px: bigger type, a lower chart (MIN_PLOT_HEIGHT holds)
 
 # A 390 px phone leaves a chart about 350 px: about 38 characters of an 18 px title
 # (Source Sans averages about 0.5 em a character).
 TITLE_CHARS = 38
+# A projector is never a phone: a chart there is at least half of 1280 px, about 46 characters
+# of its 24 px title, so the title keeps to one line where it can (a step fits one screen).
+PRESENTER_TITLE_CHARS = 44
 AXIS_TITLE_CHARS = 32  # centred under a phone's plot, which the y-axis narrows to ~280 px
 ANNOTATION_CHARS = 24
 LEGEND_CHARS = 34
@@ -151,7 +155,7 @@ def fit_layout(layout: dict, data: list[dict] = (), *, presenter: bool = False) 
     # that line), so the first line's baseline is placed, and the others flow down from it.
     title = _title_text(layout)
     if title:
-        text = wrap(title, TITLE_CHARS)
+        text = wrap(title, PRESENTER_TITLE_CHARS if presenter else TITLE_CHARS)
         lines = len(_BREAK.findall(text)) + 1
         title_font = ((layout.get("title") or {}).get("font") or {}).get("size") or font + 2
         layout["title"] = {**(layout.get("title") or {}), "text": text, "yref": "container",
@@ -332,12 +336,14 @@ def _for_projector(layout: dict, data: list[dict]) -> None:
         title["font"] = {**(title.get("font") or {}), "size": PRESENTER_TITLE_SIZE}
     layout["legend"] = {**(layout.get("legend") or {}),
                         "font": {**((layout.get("legend") or {}).get("font") or {}),
-                                 "size": PRESENTER_FONT_SIZE - 2}}
+                                 "size": PRESENTER_FONT_SIZE}}
     layout["height"] = (layout.get("height") or HEIGHT) + PRESENTER_EXTRA_HEIGHT
+    for key in [k for k in layout if re.fullmatch(r"[xy]axis\d*", k)]:  # ticks a chart set smaller
+        axis = layout[key]
+        if isinstance(axis, dict) and isinstance(axis.get("tickfont"), dict) and axis["tickfont"].get("size"):
+            axis["tickfont"] = {**axis["tickfont"], "size": max(axis["tickfont"]["size"], PRESENTER_FONT_SIZE)}
     for annotation in layout.get("annotations") or []:
-        size = (annotation.get("font") or {}).get("size") or FONT_SIZE
-        annotation["font"] = {**(annotation.get("font") or {}),
-                              "size": min(max(size, FONT_SIZE), PRESENTER_ANNOTATION_SIZE)}
+        annotation["font"] = {**(annotation.get("font") or {}), "size": PRESENTER_ANNOTATION_SIZE}
     for trace in data:
         if trace.get("type", "scatter") not in ("scatter", "scattergl"):
             continue
