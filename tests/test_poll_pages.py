@@ -673,3 +673,26 @@ def test_poll_lifetime_in_the_notes_matches_the_store():
     from ui.lessons import section_text
 
     assert f"answers for {store.POLL_LIFETIME_HOURS} hours" in section_text("poll-instructor", "instructors")
+
+
+def test_an_instructor_holding_an_admin_token_is_not_held_back_by_the_address(poll_database, monkeypatch):
+    # Every AppTest session has the same (unknown) address: two creations fill it here.
+    monkeypatch.setattr(limits, "CREATIONS_PER_ADDRESS", (2, 600.0))
+    teacher = app_test(lesson("live-instructor"))
+    teacher.button(key="live_create").click().run()
+    assert param(teacher, "code")  # a live session: this session now holds its admin token
+    other = app_test(INSTRUCTOR)
+    other.text_area(key="poll_question").input("Someone else's poll?")
+    other.button(key="poll_create").click().run()
+    assert param(other, "code")
+    newcomer = app_test(INSTRUCTOR)
+    newcomer.text_area(key="poll_question").input("A third poll?")
+    newcomer.button(key="poll_create").click().run()
+    assert newcomer.warning and "as many polls as it may" in newcomer.warning[0].value
+    teacher.switch_page(INSTRUCTOR.script)
+    teacher.query_params.clear()
+    teacher.run()
+    teacher.text_area(key="poll_question").input("The teacher's own poll?")
+    teacher.button(key="poll_create").click().run()
+    assert_clean(teacher)
+    assert param(teacher, "code") and not teacher.warning
