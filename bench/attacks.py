@@ -647,6 +647,153 @@ async def creations(port: int, pid: int, engine, count: int) -> dict:
     return result
 
 
+async def websocket_handshake(port: int, cookie: str | None) -> int:
+    """Open a websocket to /_stcore/stream through nginx and close it at once: the HTTP status
+    (101: upgraded, 429: refused by a limit). The churner of issue 25, item 5."""
+    import base64
+
+    reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), 10)
+    try:
+        writer.write((
+            f"GET /_stcore/stream HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n"
+            f"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: streamlit\r\n"
+            f"Origin: http://127.0.0.1:{port}\r\n"
+            + (f"Cookie: dplab_route={cookie}\r\n" if cookie else "") + "\r\n").encode())
+        await writer.drain()
+        return int((await asyncio.wait_for(reader.readline(), 10)).split()[1])
+    finally:
+        writer.close()
+
+
+async def churn_and_open(port: int, seconds: float, per_second: float, cookie: bool,
+                         honest_every: float = 1.0) -> dict:
+    """One client opens and closes websockets at `per_second` for `seconds` (with one route
+    cookie of its own, or none), while an honest new browser opens a page every `honest_every`
+    s (a new route cookie, the whole page run). Counts the statuses of both."""
+    import secrets
+
+    churner = {"sent": 0, "refused": 0}
+    honest = {"opened": 0, "refused": 0, "other": []}
+    route = secrets.token_hex(16) if cookie else None
+    end = time.monotonic() + seconds
+
+    async def churn() -> None:
+        next_at = time.monotonic()
+        while time.monotonic() < end:
+            status = await websocket_handshake(port, route)
+            churner["sent"] += 1
+            churner["refused"] += status == 429
+            next_at += 1 / per_second
+            await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+
+    async def visit() -> None:
+        visitor = load.Session(port, "", cookie=f"dplab_route={secrets.token_hex(16)}")
+        try:
+            await visitor.open()
+            honest["opened"] += 1
+        except Exception as error:  # noqa: BLE001 (a refused handshake raises; counted)
+            refused = "429" in str(error)
+            honest["refused"] += refused
+            if not refused:
+                honest["other"].append(f"{type(error).__name__}: {error}"[:120])
+        finally:
+            await visitor.close()
+
+    async def visitors() -> None:
+        """One new browser every `honest_every` s, whether or not the last one has finished."""
+        opening = []
+        await asyncio.sleep(honest_every / 2)
+        while time.monotonic() < end:
+            opening.append(asyncio.create_task(visit()))
+            await asyncio.sleep(honest_every)
+        await asyncio.gather(*opening)
+
+    await asyncio.gather(churn(), visitors())
+    return {"churner": churner, "honest": honest}
+
+
+def nginx_churn(seconds: float, per_second: float) -> None:
+    os.environ["DPLAB_WARM"] = "0"
+    with load.nginx_deployment(1) as (_, _, (port,), _):
+        # A hall has just opened the link: the address's burst is what it is after 600 opens.
+        for cookie in (True, False):
+            r = asyncio.run(churn_and_open(port, seconds, per_second, cookie))
+            print(f"One client churning websockets at {per_second:g}/s for {seconds:g} s "
+                  f"({'one route cookie' if cookie else 'no cookie'}): {r['churner']['refused']} of "
+                  f"{r['churner']['sent']} refused; honest page opens meanwhile: "
+                  f"{r['honest']['opened']} served, {r['honest']['refused']} refused (429)"
+                  + (f", errors: {r['honest']['other'][:2]}" if r['honest']['other'] else ""))
+
+
+# Issue 25, item 4: heavy pages at settings no cache holds, rerun with a new seed every time.
+COLD_PAGES = [("anonymisation", {"anon_rec_n": "200", "anon_rec_k": "400"}),
+              ("graphs", {"graphs_n": "2000"}),
+              ("machine-learning", {})]
+VISITOR_PAGE = "laplace"  # what another visitor opens meanwhile
+
+
+async def cold_reruns(port: int, slug: str, query: dict, stop: asyncio.Event, counts: dict) -> None:
+    """One session reruns its page with a new sidebar seed each time (every cache misses), as
+    fast as the server answers, until `stop`."""
+    import random
+
+    hammer = PageClient(port, slug, query)
+    await hammer.open()
+    seed = widget_id(hammer, "number_input", "seed")
+    while not stop.is_set():
+        await hammer.send(states=[WidgetState(id=seed, int_value=random.randrange(1, 10**6))])
+        counts[slug] = counts.get(slug, 0) + 1
+        counts["waited"] = counts.get("waited", 0) + hammer.says("computing at a fair pace")
+    await hammer.close()
+
+
+async def visitor_opens(port: int, count: int) -> list[float]:
+    """`count` page opens of VISITOR_PAGE by new sessions, one after another (seconds each)."""
+    times = []
+    for _ in range(count):
+        visitor = load.Session(port, VISITOR_PAGE)
+        times.append(await visitor.open())
+        await visitor.close()
+    return times
+
+
+async def heavy_sessions(port: int, pid: int | None, opens: int = 8, hammers: int = 3) -> dict:
+    """A visitor's page open, quiet and then while `hammers` sessions rerun COLD_PAGES with a
+    new seed each time: medians and maxima, the hammers' reruns, and the server's CPU."""
+    import statistics
+
+    await visitor_opens(port, 2)  # imports and caches of the visitor's page
+    quiet = await visitor_opens(port, opens)
+    stop, counts = asyncio.Event(), {}
+    cpu, started = server_cpu(pid), time.perf_counter()
+    tasks = [asyncio.create_task(cold_reruns(port, *COLD_PAGES[i % len(COLD_PAGES)], stop, counts))
+             for i in range(hammers)]
+    await asyncio.sleep(3)  # the hammers are past their first opens
+    loaded = await visitor_opens(port, opens)
+    stop.set()
+    await asyncio.gather(*tasks)
+    seconds = time.perf_counter() - started
+    return {"quiet": statistics.median(quiet), "quiet_max": max(quiet),
+            "loaded": statistics.median(loaded), "loaded_max": max(loaded),
+            "reruns": {k: v for k, v in counts.items() if k != "waited"},
+            "waited": counts.get("waited", 0), "seconds": seconds,
+            "cpu": (server_cpu(pid) - cpu) / seconds}
+
+
+def heavy(opens: int) -> None:
+    os.environ["DPLAB_WARM"] = "0"
+    with streamlit_server() as (pid, port):
+        r = asyncio.run(heavy_sessions(port, pid, opens))
+    reruns = ", ".join(f"{slug} {n}" for slug, n in r["reruns"].items())
+    print(f"A visitor opening /{VISITOR_PAGE}: quiet median {r['quiet']:.2f} s (max "
+          f"{r['quiet_max']:.2f} s); while 3 sessions rerun heavy pages with a new seed each time: "
+          f"median {r['loaded']:.2f} s (max {r['loaded_max']:.2f} s), "
+          f"{r['loaded'] / r['quiet']:.1f}x")
+    print(f"  the hammers' reruns in {r['seconds']:.0f} s: {reruns}; {r['waited']} of them waited "
+          f"for their session's allowance; server CPU {r['cpu']:.2f} of a core")
+
+
 def _hall_server(run):
     """A server with a fresh database (DPLAB_DATABASE_URL, or a temporary SQLite file); returns
     run(port, pid, engine)."""
@@ -728,6 +875,11 @@ def main() -> None:
     codes.add_argument("--wrong", type=int, default=61)
     made = commands.add_parser("hall-creations", help="polls created from the hall's address")
     made.add_argument("--count", type=int, default=30)
+    cold = commands.add_parser("heavy", help="cold reruns of heavy pages vs a visitor")
+    cold.add_argument("--opens", type=int, default=8)
+    churning = commands.add_parser("nginx-churn", help="websockets churned through nginx")
+    churning.add_argument("--seconds", type=float, default=30)
+    churning.add_argument("--per-second", type=float, default=40)
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args()
     for option in args.option:
@@ -743,6 +895,10 @@ def main() -> None:
         hall_codes(args.wrong)
     elif args.command == "hall-creations":
         hall_creations(args.count)
+    elif args.command == "heavy":
+        heavy(args.opens)
+    elif args.command == "nginx-churn":
+        nginx_churn(args.seconds, args.per_second)
     elif args.command == "message-sizes":
         message_sizes(args.slugs or ["", *load.SLIDER_PAGES])
     else:
