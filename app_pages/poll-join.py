@@ -86,6 +86,7 @@ def submit(answer: int, by_server: bool) -> None:
             store.refuse_other_device(ui_poll.engine(), poll.id)
         st.info(lessons.section_text(SLUG, "other-device"), icon="🪪")
         st.stop()
+    ui_live.answering()
     with ui_poll.database_guard():
         result = store.submit_answer(ui_poll.engine(), poll.id, token, answer,
                                      address=ui_poll.client_address())

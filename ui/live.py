@@ -111,6 +111,9 @@ DEVICE_WAIT_KEY = "live_device_waited"
 # The identity this Streamlit session answers as, fixed the first time it is known: a session is
 # one device, whatever later messages claim.
 IDENTITY_KEY = "live_device_id"
+# True while the session's identity is one the server made because the browser had not reported
+# its own yet (a slow phone): until the session answers, a late report replaces it.
+PROVISIONAL_KEY = "live_device_provisional"
 # Links made before issue 25 carried the device id (dev=). A link travels: whoever opens a copied
 # one would inherit the sender's votes. So the parameter is never read, and leaves the address.
 OLD_DEVICE_PARAM = "dev"
@@ -141,21 +144,29 @@ def device_id(*, settle: bool = False) -> str | None:
     The first id the session learns is kept for the rest of the session (IDENTITY_KEY): the one
     in the browser's localStorage, or, from a browser without storage (or after DEVICE_WAIT_TICKS
     without a report, or at once with `settle`), one the server makes for this session alone.
-    A `dev=` in the link is dropped unread (OLD_DEVICE_PARAM).
+    A server-made id stands in for a slow browser's report only until the session answers
+    (PROVISIONAL_KEY, answering). A `dev=` in the link is dropped unread (OLD_DEVICE_PARAM).
     """
     reported = _report()
     if OLD_DEVICE_PARAM in st.query_params:
         del st.query_params[OLD_DEVICE_PARAM]
     pinned = st.session_state.get(IDENTITY_KEY)
-    if pinned is None:
-        if _usable(reported):
-            pinned = _usable(reported)
-        elif reported or settle or st.session_state.get(DEVICE_WAIT_KEY, 0) >= DEVICE_WAIT_TICKS:
-            pinned = live.new_device_id()  # no storage, or no report: this session only
-        else:
+    if _usable(reported) and (pinned is None or st.session_state.get(PROVISIONAL_KEY)):
+        pinned = _usable(reported)
+        st.session_state[PROVISIONAL_KEY] = False
+    elif pinned is None:
+        if not (reported or settle or st.session_state.get(DEVICE_WAIT_KEY, 0) >= DEVICE_WAIT_TICKS):
             return None
-        st.session_state[IDENTITY_KEY] = pinned
+        pinned = live.new_device_id()  # no storage, or no report yet: this session only
+        st.session_state[PROVISIONAL_KEY] = not reported  # a late report may still replace it
+    st.session_state[IDENTITY_KEY] = pinned
     return pinned
+
+
+def answering() -> None:
+    """Called by every path that stores an answer, before it stores: from now on the session's
+    identity is final, even if it was a provisional one."""
+    st.session_state[PROVISIONAL_KEY] = False
 
 
 def claims_another_device() -> bool:
@@ -165,9 +176,17 @@ def claims_another_device() -> bool:
     pinned = st.session_state.get(IDENTITY_KEY)
     if pinned is None:
         return False
-    claims = {_usable(_reported(st.session_state.get(DEVICE_KEY))),
-              st.query_params.get(OLD_DEVICE_PARAM)} - {None}
+    reported = _usable(_reported(st.session_state.get(DEVICE_KEY)))
+    if reported and st.session_state.get(PROVISIONAL_KEY):  # a slow browser's first report
+        st.session_state[IDENTITY_KEY] = pinned = reported
+        st.session_state[PROVISIONAL_KEY] = False
+    claims = {reported, st.query_params.get(OLD_DEVICE_PARAM)} - {None}
     return any(claim != pinned for claim in claims)
+
+
+def current_device() -> str | None:
+    """The session's device id as it stands now (in a callback: after claims_another_device)."""
+    return st.session_state.get(IDENTITY_KEY)
 
 
 DEVICE_WAIT_TICKS = 3
