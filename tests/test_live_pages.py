@@ -448,3 +448,21 @@ def test_the_game_sentences_follow_the_class_point(engine, guessers, expected):
         assert "ε ≥" in shown and "above the true ε = 1" in shown
     else:
         assert "cannot rule out ε = 0" in shown
+
+
+def test_a_vote_claiming_another_device_is_refused_and_the_projector_counts_it(engine):
+    teacher, code = start()
+    push_quiz(teacher)
+    at = phone(code, PHONE_A)
+    at.query_params["dev"] = PHONE_B  # a script's message naming another device
+    vote_buttons(at)[0].click().run()
+    assert_clean(at)
+    assert "another device's id" in text_of(at) and "Your vote is in" not in text_of(at)
+    assert "dev" not in at.query_params  # the page took it out of the address
+    vote_buttons(at)[0].click().run()
+    assert "Your vote is in" in text_of(at)
+    question = live.view(engine, live.find_session(engine, code).id).question
+    assert live.vote_count(engine, question.id, 1) == 1
+    assert live.other_device_refusals(engine, question.id) == 1
+    teacher.run()
+    assert "1 vote(s) refused on this question: a page claimed another device" in text_of(teacher)
