@@ -3,8 +3,8 @@
 import streamlit as st
 
 import serve
+from ui import heavy, warm
 from ui import lessons as deck
-from ui import warm
 from ui.course import navigation
 from ui.params import forget_link_widgets, note_unknown_link_keys
 from ui.presenter import presenter_requested, presenter_style, presenter_toggle
@@ -37,5 +37,6 @@ try:
     page.run()
 finally:  # also after a page's st.rerun() (after st.stop() Streamlit runs no more st calls)
     fill_links()  # the links, now that every widget of the page has run
+    heavy.run_finished()  # a session that asks for heavy computations pays for its runs
     if presenting:
         deck.end_deck(seed)

@@ -22,7 +22,7 @@ from dp.linkage import (
     zip_group_shares,
 )
 from dp.odds import pure_release
-from ui import lessons, opendp_snippets
+from ui import heavy, lessons, opendp_snippets
 from ui.charts import anonymisation as charts
 from ui.odds import odds_panel
 from ui.opendp_show import opendp_expander
@@ -70,7 +70,7 @@ def _read_only(table):
 # that no session can change another's. With the default seed the slider's nine counties
 # all stay (about 12 MB together), and a few resampled ones beside them: a class moving
 # the slider at once no longer evicts them (max_entries was 4).
-@st.cache_resource(max_entries=16, show_spinner=False)
+@heavy.cache_resource(max_entries=16)
 def _county(n: int, seed: tuple):
     """The synthetic voter roll of n people and the 2,000-patient hospital table.
 
@@ -80,7 +80,7 @@ def _county(n: int, seed: tuple):
     return _read_only(roll), _read_only(hospital_table(roll, min(HOSPITAL_SIZE, n), rng))
 
 
-@st.cache_resource(max_entries=128, show_spinner=False)
+@heavy.cache_resource(max_entries=128)
 def _linkage(n: int, zip_digits: int, resolution: str, seed: tuple):
     roll, records = _county(n, seed)
     return _read_only(linkage_attack(roll, records, zip_digits, resolution))
@@ -92,7 +92,7 @@ def _curves(zip_digits: int) -> dict[str, np.ndarray]:
             for label, resolution in BIRTH_LABELS.items()}
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@heavy.cache_data(max_entries=32)
 def _reconstruct(n: int, k: int, noise_bounds: tuple[float, ...], seed: list):
     """Secret bits and the LP attack's guesses, one row per noise bound E.
 

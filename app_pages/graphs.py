@@ -25,7 +25,7 @@ from dp.graphs import (
     worst_neighbour,
 )
 from dp.odds import bad_event_release
-from ui import lessons, opendp_snippets
+from ui import heavy, lessons, opendp_snippets
 from ui.audit import audit_panel
 from ui.charts import graphs as charts
 from ui.numbers import number
@@ -72,7 +72,7 @@ SIDE_HEIGHT, SIDE_HEIGHT_PROJECTOR = 480, 450
 # only reads a figure), so a rerun that changes nothing they show costs neither maths nor plotly.
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@heavy.cache_data(max_entries=8)
 def _network(ties: int, triad_p: float, seed: list) -> np.ndarray:
     """The whole grown network (N_MAX people); every n on the page is a prefix of it."""
     return preferential_attachment(N_MAX, ties, np.random.default_rng(seed), triad_p)
@@ -96,7 +96,7 @@ def _graph(n: int, ties: int, triad_p: float, seed: list) -> dict:
             "sensitivities": charts.sensitivity_chart(table)}
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@heavy.cache_data(max_entries=8)
 def _bounds_by_n(ties: int, triad_p: float, seed: list) -> dict[str, list[int]]:
     """B(G) for each bound, on the network at each n of POPULATIONS."""
     network = _network(ties, triad_p, seed)

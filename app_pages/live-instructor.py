@@ -137,6 +137,10 @@ def status(question: live.Question, n: int) -> None:
                                         refused=question.refused), icon="👥")
     elif question.refused:
         st.caption(f"{question.refused} vote(s) refused on this question: the round was full.")
+    other = live.other_device_refusals(engine, question.id)
+    if other:
+        st.caption(f"{other} vote(s) refused on this question: a page claimed another device "
+                   "than its own (a script, most likely).")
 
 
 def project_quiz(question: live.Question) -> None:

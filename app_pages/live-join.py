@@ -63,9 +63,15 @@ REFUSALS = {
 
 
 def cast(question: live.Question, choice: int) -> None:
+    if ui_live.claims_another_device():  # a session is one device: refused, and counted
+        with ui_live.database_guard():
+            live.refuse_other_device(ui_live.engine(), session.id, question.id)
+        st.session_state[NOTICE_KEY] = (question.id, "other-device", "🪪")
+        return
+    ui_live.answering()
     with ui_live.database_guard():
-        result = live.vote(ui_live.engine(), session.id, question.id, question.round, device,
-                           choice, address=ui_poll.client_address())
+        result = live.vote(ui_live.engine(), session.id, question.id, question.round,
+                           ui_live.current_device(), choice, address=ui_poll.client_address())
     known = st.session_state.setdefault(VOTES_KEY, {})
     if result is live.Vote.RECORDED and question.id in known:
         known[question.id][question.round] = choice

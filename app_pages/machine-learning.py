@@ -32,7 +32,7 @@ from dp.learning import (
     train_logistic,
 )
 from dp.odds import gaussian_release
-from ui import lessons, opendp_snippets
+from ui import heavy, lessons, opendp_snippets
 from ui.audit import audit_panel
 from ui.charts import machine_learning as charts
 from ui.odds import odds_panel
@@ -97,7 +97,7 @@ def _evaluate(w, members_x, members_y, others_x, others_y) -> dict:
             "test_se": float(test_se), **attack}
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@heavy.cache_data(max_entries=32)
 def nonprivate_run(n: int, d: int, l2: float, seed: list) -> dict:
     members_x, members_y, others_x, others_y = _population(n, d, seed)
     w = train_logistic(members_x, members_y, l2)
@@ -107,7 +107,7 @@ def nonprivate_run(n: int, d: int, l2: float, seed: list) -> dict:
             "conf_others": confidence(w[half:], others_x[half:], others_y[half:])}
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@heavy.cache_data(max_entries=16)
 def dp_sweep(n: int, d: int, clip: float, epochs: int, data_seed: list, noise_seed: list) -> dict:
     """DP-GD at every ε of the slider, plus the same steps without noise, on the same data."""
     members_x, members_y, others_x, others_y = _population(n, d, data_seed)
@@ -119,7 +119,7 @@ def dp_sweep(n: int, d: int, clip: float, epochs: int, data_seed: list, noise_se
     return {"sigmas": sigmas, "runs": runs[:-1], "noiseless": runs[-1]}
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@heavy.cache_data(max_entries=32)
 def federated_run(d: int, clients: int, local_epochs: int, epsilon: float, seed: list) -> dict:
     rng = np.random.default_rng(seed)
     repeats = fed_repeats(clients)

@@ -180,6 +180,11 @@ def live_results() -> None:
                                         refused=current.refused), icon="👥")
     elif current.refused:
         st.caption(f"{current.refused} answer(s) were refused when the poll was full.")
+    with ui_poll.database_guard():
+        other = store.other_device_refusals(ui_poll.engine(), poll.id)
+    if other:
+        st.caption(f"{other} answer(s) refused: a page claimed another device than its own "
+                   "(a script, most likely).")
     if not randomized:
         lessons.render(SLUG, "live-few", n=0)
         return

@@ -41,9 +41,10 @@ st.caption(f"Poll {poll.code} · {ui_poll.epsilon_label(poll)}")
 st.markdown(f"### {ui_poll.plain(poll.question)}")
 
 # One answer per device, not per page load: the browser's device id (kept in its localStorage by
-# ui.live, so a reload or a second tab is the same device). Until the browser has reported it
-# (its first run; the answer buttons wait 5 s anyway), this session's own random token.
-token = ui_live.device_id() or ui_poll.session_token()
+# ui.live, so a reload or a second tab is the same device), fixed for this session once known.
+# None until the browser reports it (its first run; the answer buttons wait 5 s anyway); once
+# the buttons may show, a browser that has not reported one gets an id for this session alone.
+token = ui_live.device_id(settle=ui_poll.warmup_remaining() <= 0)
 answered_key = f"poll_answered_{poll.id}"
 
 
@@ -60,7 +61,7 @@ def watch_for_reset() -> None:
 # Whether this session has answered is read from the database, never from a flag in the
 # session: after the instructor's Reset, everyone can answer again.
 with ui_poll.database_guard():
-    already = store.has_answered(ui_poll.engine(), poll.id, token)
+    already = token is not None and store.has_answered(ui_poll.engine(), poll.id, token)
 if already:
     st.success(lessons.section_text(SLUG, "recorded", seconds=WATCH_SECONDS), icon="✅")
     shown = st.session_state.get(answered_key)
@@ -80,6 +81,12 @@ REFUSALS = {
 
 
 def submit(answer: int, by_server: bool) -> None:
+    if ui_live.claims_another_device():  # a session is one device: refused, and counted
+        with ui_poll.database_guard():
+            store.refuse_other_device(ui_poll.engine(), poll.id)
+        st.info(lessons.section_text(SLUG, "other-device"), icon="🪪")
+        st.stop()
+    ui_live.answering()
     with ui_poll.database_guard():
         result = store.submit_answer(ui_poll.engine(), poll.id, token, answer,
                                      address=ui_poll.client_address())

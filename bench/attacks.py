@@ -421,6 +421,461 @@ def errors(slugs: list[str]) -> None:
         print(f"  leak: {leak}")
 
 
+# ── A lecture hall behind one address (issue 25) ──────────────────────────────────────────────
+
+class PageClient(WatchingSession):
+    """A session on any page with a link's query, that can click a button by its key, claim a
+    device id (the state of ui.live's device component, which a script can send with any value)
+    and put a `dev=` in its link, as the hostile scripts of issue 25 did."""
+
+    def __init__(self, port: int, slug: str, query: dict | None = None,
+                 forwarded_for: str | None = None) -> None:
+        super().__init__(port, slug)
+        self.query = dict(query or {})
+        self.forwarded_for = forwarded_for
+
+    async def open(self) -> float:
+        from websockets.asyncio.client import connect
+
+        headers = {"X-Forwarded-For": self.forwarded_for} if self.forwarded_for else None
+        self.ws = await asyncio.wait_for(connect(
+            f"ws://127.0.0.1:{self.port}/_stcore/stream", subprotocols=["streamlit"],
+            max_size=None, additional_headers=headers, open_timeout=load.RUN_TIMEOUT),
+            load.RUN_TIMEOUT)
+        message = BackMsg()
+        message.rerun_script.page_name = self.slug
+        message.rerun_script.query_string = urllib.parse.urlencode(self.query)
+        self._add_context(message)
+        return await self.send_run(message)
+
+    def button(self, key: str) -> str | None:
+        """The id of the last drawn button whose key is `key` (or starts with it, for `key*`)."""
+        prefix = key.endswith("*")
+        found = [wid for wid, w in self.widgets.items() if w.kind == "button"
+                 and (wid.rsplit("-", 1)[-1].startswith(key[:-1]) if prefix
+                      else wid.endswith(f"-{key}"))]
+        return found[-1] if found else None
+
+    def component(self) -> str | None:
+        return next((wid for wid, w in self.widgets.items() if w.kind == "bidi_component"), None)
+
+    async def send(self, click: str | None = None, claim: str | None = None,
+                   states: list[WidgetState] = ()) -> float:
+        """A whole-page rerun, as the browser sends it, optionally clicking the button with id
+        `click`, claiming the device `claim` and replacing some widgets' states."""
+        extra = list(states)
+        if claim is not None and self.component():
+            extra.append(WidgetState(id=self.component(), json_value=json.dumps(
+                {"device": {"id": claim, "kept": True}})))
+        if click is not None:
+            extra.append(WidgetState(id=click, trigger_value=True))
+        message = self.rerun_with(extra)
+        return await self.send_run(message)
+
+    def says(self, text: str) -> bool:
+        return any(text in shown for shown in self.texts)
+
+    def _take_delta(self, forward: ForwardMsg) -> None:
+        delta = forward.delta
+        if delta.WhichOneof("type") == "new_element" and delta.new_element.WhichOneof("type") == "spinner":
+            self.texts.append(delta.new_element.spinner.text)
+        super()._take_delta(forward)
+
+
+OTHER_DEVICE = "another device's id"  # the pages' refusal (lessons/*-join.md, other-device)
+
+
+def fake_device() -> str:
+    return uuid.uuid4().hex  # 32 characters of [0-9a-f]: a plausible device id
+
+
+async def many_devices(port: int, slug: str, code: str, button: str, messages: int) -> dict:
+    """Issue 25, item 1: ONE session waits out the new-session delay once, then answers
+    `messages` times, each message claiming a new device (in its link's dev= and in the device
+    component's state), then once more as its first device, as a browser would (it resends its
+    component's state with every message). Returns what the page said."""
+    phone = PageClient(port, slug, {"code": code})
+    await phone.open()
+    first = fake_device()
+    await phone.send(claim=first)  # the session's first identity, as a browser reports it
+    await asyncio.sleep(SESSION_WAIT + 0.5)
+    await phone.send(claim=first)
+    target = phone.button(button)
+    said = {"buttons": target is not None, "other_device": 0, "messages": messages}
+    started = time.perf_counter()
+    for _ in range(messages if target else 0):
+        device = fake_device()
+        phone.query["dev"] = device
+        await phone.send(click=phone.button(button) or target, claim=device)
+        said["other_device"] += phone.says(OTHER_DEVICE)
+    said["seconds"] = time.perf_counter() - started
+    phone.query.pop("dev", None)
+    if target:
+        await phone.send(click=phone.button(button) or target, claim=first)
+    said["last_page"] = " | ".join(phone.texts)[:300]
+    await phone.close()
+    return said
+
+
+async def vote_as_many_devices(port: int, engine, messages: int) -> dict:
+    """The attack on each path that stores an answer: a poll, a live quiz, the live game. The
+    server must use `engine`'s database (DPLAB_DATABASE_URL). Returns, per path, what the page
+    said and what the database stored."""
+    import math
+
+    from classroom import live, store
+
+    counted = getattr(live, "other_device_refusals", lambda *_: None)  # absent before issue 25
+    poll, _ = store.create_poll(engine, "Did you vote once?", store.PROTOCOL_COINS, math.log(3),
+                                class_size=1000)
+    session, _ = live.create_session(engine, class_size=1000)
+    result = {}
+    said = await many_devices(port, "poll-join", poll.code, "poll_coin_yes", messages)
+    result["poll"] = {**said, "stored": len(store.answers(engine, poll.id)),
+                      "refused": getattr(store, "other_device_refusals", lambda *_: None)(engine, poll.id)}
+    for kind in ("quiz", "game"):
+        if kind == "quiz":
+            live.push_quiz(engine, session.id, "bench/quiz", "Which one?", ["first", "second"], 0, "")
+        else:
+            live.push_game(engine, session.id, 1.0)
+        await asyncio.sleep(1)  # the server's shared view is at most half a second old
+        said = await many_devices(port, "live-join", session.code, "live_vote_*", messages)
+        question = live.view(engine, session.id).question
+        result[kind] = {**said, "stored": live.vote_count(engine, question.id, 1),
+                        "refused": counted(engine, question.id)}
+    return result
+
+
+def server_cpu(pid: int | None) -> float:
+    """The server's CPU seconds so far (0 when the caller has no pid, e.g. a test's server)."""
+    return cpu_seconds(pid) if pid else 0.0
+
+
+def widget_id(client: PageClient, kind: str, key: str) -> str:
+    return next(wid for wid, w in client.widgets.items() if w.kind == kind and wid.endswith(f"-{key}"))
+
+
+def wrong_code(right: set[str]) -> str:
+    import secrets
+
+    from classroom import store
+
+    while True:
+        code = "".join(secrets.choice(store.CODE_ALPHABET) for _ in range(store.CODE_LENGTH))
+        if code not in right:
+            return code
+
+
+async def wrong_codes(port: int, pid: int, engine, wrong: int) -> dict:
+    """Issue 25, item 2: `wrong` join codes that match nothing, from one address (new sessions,
+    four guesses each, on both join pages), while an honest student has the poll open. Then:
+    does that student's Yes count, and do honest new sessions with the right code join?"""
+    import math
+
+    from classroom import live, store
+
+    poll, _ = store.create_poll(engine, "Can you still join?", store.PROTOCOL_COINS, math.log(3),
+                                class_size=1000)
+    session, _ = live.create_session(engine, class_size=1000)
+    student = PageClient(port, "poll-join", {"code": poll.code})
+    await student.open()
+    await asyncio.sleep(SESSION_WAIT + 0.5)
+    await student.send()
+    result = {"wrong": wrong, "too_many": 0, "no_such": 0}
+    cpu, started, sent = server_cpu(pid), time.perf_counter(), 0
+    while sent < wrong:
+        slug = ("poll-join", "live-join")[sent % 2]
+        guesser = PageClient(port, slug, {"code": wrong_code({poll.code, session.code})})
+        await guesser.open()
+        for guess in range(4):
+            if guess:
+                guesser.query["code"] = wrong_code({poll.code, session.code})
+                await guesser.send()
+            sent += 1
+            result["too_many"] += guesser.says("Too many codes")
+            result["no_such"] += guesser.says("has the code")
+            if sent == wrong:
+                break
+        await guesser.close()
+    result["seconds"], result["cpu"] = time.perf_counter() - started, server_cpu(pid) - cpu
+    await student.send(click=student.button("poll_coin_yes"))
+    result["open_page_counted"] = student.says("Your answer is in")
+    result["open_page_said"] = " | ".join(student.texts)[:200]
+    await student.close()
+    for slug, code, sign in (("poll-join", poll.code, "Can you still join?"),
+                             ("live-join", session.code, f"Live session {session.code}")):
+        honest = PageClient(port, slug, {"code": code})
+        await honest.open()
+        result[f"{slug} joins"] = honest.says(sign) and not honest.says("Too many codes")
+        result[f"{slug} said"] = " | ".join(honest.texts)[:200]
+        await honest.close()
+    result["stored"] = len(store.answers(engine, poll.id))
+    return result
+
+
+def _created(engine) -> tuple[int, int]:
+    from sqlalchemy import func, select
+
+    from classroom import live, store
+
+    with engine.connect() as conn:
+        return (conn.execute(select(func.count()).select_from(store.polls)).scalar(),
+                conn.execute(select(func.count()).select_from(live.sessions)).scalar())
+
+
+async def create_one(port: int, kind: str, text: str = "Spam?") -> PageClient:
+    """One new session creates one poll ("poll") or live session ("live"); returns it, open."""
+    creator = PageClient(port, f"{kind}-instructor")
+    await creator.open()
+    states = []
+    if kind == "poll":
+        states = [WidgetState(id=widget_id(creator, "text_area", "poll_question"), string_value=text)]
+    await creator.send(click=creator.button(f"{kind}_create"), states=states)
+    return creator
+
+
+async def creations(port: int, pid: int, engine, count: int) -> dict:
+    """Issue 25, item 3: `count` polls created from one address (one new session each), then an
+    instructor on the same address starts a live session and creates a poll."""
+    before = _created(engine)
+    cpu, started = server_cpu(pid), time.perf_counter()
+    for i in range(count):
+        await (await create_one(port, "poll", f"Spam {i}?")).close()
+    after_attack = _created(engine)
+    result = {"count": count, "seconds": time.perf_counter() - started, "cpu": server_cpu(pid) - cpu,
+              "attack_created": after_attack[0] - before[0]}
+    instructor = await create_one(port, "live")
+    result["instructor_live"] = _created(engine)[1] - after_attack[1]
+    result["instructor_said"] = " | ".join(instructor.texts)[:200]
+    await instructor.close()
+    await (await create_one(port, "poll", "The instructor's question?")).close()
+    result["instructor_poll"] = _created(engine)[0] - after_attack[0]
+    return result
+
+
+async def websocket_handshake(port: int, cookie: str | None) -> int:
+    """Open a websocket to /_stcore/stream through nginx and close it at once: the HTTP status
+    (101: upgraded, 429: refused by a limit). The churner of issue 25, item 5."""
+    import base64
+
+    reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), 10)
+    try:
+        writer.write((
+            f"GET /_stcore/stream HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n"
+            f"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: streamlit\r\n"
+            f"Origin: http://127.0.0.1:{port}\r\n"
+            + (f"Cookie: dplab_route={cookie}\r\n" if cookie else "") + "\r\n").encode())
+        await writer.drain()
+        return int((await asyncio.wait_for(reader.readline(), 10)).split()[1])
+    finally:
+        writer.close()
+
+
+async def churn_and_open(port: int, seconds: float, per_second: float, cookie: bool,
+                         honest_every: float = 1.0) -> dict:
+    """One client opens and closes websockets at `per_second` for `seconds` (with one route
+    cookie of its own, or none), while an honest new browser opens a page every `honest_every`
+    s (a new route cookie, the whole page run). Counts the statuses of both."""
+    import secrets
+
+    churner = {"sent": 0, "refused": 0}
+    honest = {"opened": 0, "refused": 0, "other": []}
+    route = secrets.token_hex(16) if cookie else None
+    end = time.monotonic() + seconds
+
+    async def churn() -> None:
+        next_at = time.monotonic()
+        while time.monotonic() < end:
+            status = await websocket_handshake(port, route)
+            churner["sent"] += 1
+            churner["refused"] += status == 429
+            next_at += 1 / per_second
+            await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+
+    async def visit() -> None:
+        visitor = load.Session(port, "", cookie=f"dplab_route={secrets.token_hex(16)}")
+        try:
+            await visitor.open()
+            honest["opened"] += 1
+        except Exception as error:  # noqa: BLE001 (a refused handshake raises; counted)
+            refused = "429" in str(error)
+            honest["refused"] += refused
+            if not refused:
+                honest["other"].append(f"{type(error).__name__}: {error}"[:120])
+        finally:
+            await visitor.close()
+
+    async def visitors() -> None:
+        """One new browser every `honest_every` s, whether or not the last one has finished."""
+        opening = []
+        await asyncio.sleep(honest_every / 2)
+        while time.monotonic() < end:
+            opening.append(asyncio.create_task(visit()))
+            await asyncio.sleep(honest_every)
+        await asyncio.gather(*opening)
+
+    await asyncio.gather(churn(), visitors())
+    return {"churner": churner, "honest": honest}
+
+
+def nginx_churn(seconds: float, per_second: float) -> None:
+    os.environ["DPLAB_WARM"] = "0"
+    with load.nginx_deployment(1) as (_, _, (port,), _):
+        # A hall has just opened the link: the address's burst is what it is after 600 opens.
+        for cookie in (True, False):
+            r = asyncio.run(churn_and_open(port, seconds, per_second, cookie))
+            print(f"One client churning websockets at {per_second:g}/s for {seconds:g} s "
+                  f"({'one route cookie' if cookie else 'no cookie'}): {r['churner']['refused']} of "
+                  f"{r['churner']['sent']} refused; honest page opens meanwhile: "
+                  f"{r['honest']['opened']} served, {r['honest']['refused']} refused (429)"
+                  + (f", errors: {r['honest']['other'][:2]}" if r['honest']['other'] else ""))
+
+
+# Issue 25, item 4: heavy pages at settings no cache holds, rerun with a new seed every time.
+COLD_PAGES = [("anonymisation", {"anon_rec_n": "200", "anon_rec_k": "400"}),
+              ("graphs", {"graphs_n": "2000"}),
+              ("machine-learning", {})]
+VISITOR_PAGE = "laplace"  # what another visitor opens meanwhile
+
+
+async def cold_reruns(port: int, slug: str, query: dict, stop: asyncio.Event, counts: dict) -> None:
+    """One session reruns its page with a new sidebar seed each time (every cache misses), as
+    fast as the server answers, until `stop`."""
+    import random
+
+    hammer = PageClient(port, slug, query)
+    try:
+        await hammer.open()
+        counts[slug] = 0
+        seed = widget_id(hammer, "number_input", "seed")
+        while not stop.is_set():
+            await hammer.send(states=[WidgetState(id=seed, int_value=random.randrange(1, 10**6))])
+            counts[slug] += 1
+    finally:
+        await hammer.close()
+
+
+async def visitor_open(port: int) -> float:
+    """One page open of VISITOR_PAGE by a new session (seconds)."""
+    visitor = load.Session(port, VISITOR_PAGE)
+    try:
+        return await visitor.open()
+    finally:
+        await visitor.close()
+
+
+async def heavy_sessions(quiet_port: int, loaded_port: int, pid: int | None = None,
+                         opens: int = 8, hammers: int = 3) -> dict:
+    """Two servers alike: on `loaded_port` `hammers` sessions rerun COLD_PAGES with a new seed
+    each time, `quiet_port` has no one. A visitor opens VISITOR_PAGE on each in turn, `opens`
+    times: the quiet server's times are the baseline under whatever else the machine is doing
+    at that moment, so a busy machine slows both alike and the ratio is the hammers' doing.
+    Returns medians and maxima, the hammers' reruns and (with `pid`) the loaded server's CPU."""
+    import statistics
+
+    for port in (quiet_port, loaded_port, quiet_port, loaded_port):
+        await visitor_open(port)  # imports and caches of the visitor's page
+    stop, counts = asyncio.Event(), {}
+    tasks = [asyncio.create_task(cold_reruns(loaded_port, *COLD_PAGES[i % len(COLD_PAGES)],
+                                             stop, counts)) for i in range(hammers)]
+    # The hammers are past their first opens (a first visit's cost) and have spent their
+    # allowance: a sustained attack, not its first seconds.
+    deadline = time.monotonic() + 90
+    while (len(counts) < hammers or min(counts.values()) < 3) \
+            and time.monotonic() < deadline and not any(task.done() for task in tasks):
+        await asyncio.sleep(0.2)
+    before = dict(counts)
+    cpu, started = server_cpu(pid), time.perf_counter()
+    quiet, loaded = [], []
+    for _ in range(opens):
+        quiet.append(await visitor_open(quiet_port))
+        loaded.append(await visitor_open(loaded_port))
+    seconds = time.perf_counter() - started
+    stop.set()
+    for task in tasks:  # a hammer may be waiting for its allowance: no need to wait with it
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return {"quiet": statistics.median(quiet), "quiet_max": max(quiet),
+            "loaded": statistics.median(loaded), "loaded_max": max(loaded),
+            "reruns": {k: v - before.get(k, 0) for k, v in counts.items()}, "seconds": seconds,
+            "cpu": (server_cpu(pid) - cpu) / seconds}
+
+
+def heavy(opens: int) -> None:
+    os.environ["DPLAB_WARM"] = "0"
+    with streamlit_server() as (_, quiet_port), streamlit_server() as (pid, port):
+        r = asyncio.run(heavy_sessions(quiet_port, port, pid, opens))
+    reruns = ", ".join(f"{slug} {n}" for slug, n in r["reruns"].items())
+    print(f"A visitor opening /{VISITOR_PAGE}, in turn on a quiet server and on one where 3 sessions "
+          f"rerun heavy pages with a new seed each time: median {r['quiet']:.2f} s (max "
+          f"{r['quiet_max']:.2f} s) against {r['loaded']:.2f} s (max {r['loaded_max']:.2f} s), "
+          f"{r['loaded'] / r['quiet']:.1f}x")
+    print(f"  the hammers' reruns in those {r['seconds']:.0f} s: {reruns}; the loaded server's CPU "
+          f"{r['cpu']:.2f} of a core; machine load average {os.getloadavg()[0]:.1f}")
+
+
+def _hall_server(run):
+    """A server with a fresh database (DPLAB_DATABASE_URL, or a temporary SQLite file); returns
+    run(port, pid, engine)."""
+    from classroom import live, store
+
+    with tempfile.TemporaryDirectory(prefix="dplab-hall.") as scratch:
+        url = os.environ.get("DPLAB_DATABASE_URL") or f"sqlite:///{scratch}/hall.sqlite3"
+        os.environ.update(DPLAB_DATABASE_URL=url, DPLAB_WARM="0")
+        engine = store.make_engine(url)
+        live.ensure_schema(engine)
+        try:
+            with streamlit_server() as (pid, port):
+                return asyncio.run(run(port, pid, engine))
+        finally:
+            engine.dispose()
+
+
+def hall_codes(wrong: int) -> None:
+    r = _hall_server(lambda port, pid, engine: wrong_codes(port, pid, engine, wrong))
+    print(f"{wrong} wrong join codes from one address in {r['seconds']:.1f} s (server CPU "
+          f"{r['cpu']:.1f} s): {r['no_such']} said 'no such code', {r['too_many']} 'too many codes'")
+    print(f"  a student whose poll page was open taps Yes: "
+          f"{'counted' if r['open_page_counted'] else 'NOT counted: ' + r['open_page_said']}")
+    for slug in ("poll-join", "live-join"):
+        print(f"  an honest new session on {slug} with the right code: "
+              f"{'joins' if r[f'{slug} joins'] else 'refused: ' + r[f'{slug} said']}")
+
+
+def hall_creations(count: int) -> None:
+    r = _hall_server(lambda port, pid, engine: creations(port, pid, engine, count))
+    print(f"{count} polls asked for from one address in {r['seconds']:.1f} s (server CPU "
+          f"{r['cpu']:.1f} s): {r['attack_created']} created")
+    print(f"  then the instructor on the same address: live session "
+          f"{'started' if r['instructor_live'] else 'refused'}, poll "
+          f"{'created' if r['instructor_poll'] else 'refused'}")
+
+
+def hall_votes(messages: int) -> None:
+    from classroom import live, store
+
+    with tempfile.TemporaryDirectory(prefix="dplab-hall.") as scratch:
+        url = os.environ.get("DPLAB_DATABASE_URL") or f"sqlite:///{scratch}/hall.sqlite3"
+        os.environ.update(DPLAB_DATABASE_URL=url, DPLAB_WARM="0")
+        engine = store.make_engine(url)
+        live.ensure_schema(engine)
+        with streamlit_server() as (pid, port):
+            cpu = cpu_seconds(pid)
+            result = asyncio.run(vote_as_many_devices(port, engine, messages))
+            cpu = cpu_seconds(pid) - cpu
+        engine.dispose()
+    print(f"One session, {messages} answers each claiming a new device, then one as its first "
+          f"(server CPU {cpu:.1f} s in all):")
+    for kind, row in result.items():
+        print(f"  {kind:<5} {row['messages'] + 1} messages in {row['seconds']:.1f} s: stored "
+              f"{row['stored']}; refused as another device: {row['other_device']} on the page, "
+              f"{row['refused']} counted for the projector")
+
+
+SESSION_WAIT = 5.0  # classroom.limits.SESSION_WARMUP_SECONDS (not imported: "before" has it too)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -435,6 +890,17 @@ def main() -> None:
     sizes.add_argument("slugs", nargs="*")
     fuzz = commands.add_parser("errors", help="malformed widget states")
     fuzz.add_argument("slugs", nargs="*")
+    votes = commands.add_parser("hall-votes", help="one session answering as many devices")
+    votes.add_argument("--messages", type=int, default=30)
+    codes = commands.add_parser("hall-codes", help="wrong join codes from the hall's address")
+    codes.add_argument("--wrong", type=int, default=61)
+    made = commands.add_parser("hall-creations", help="polls created from the hall's address")
+    made.add_argument("--count", type=int, default=30)
+    cold = commands.add_parser("heavy", help="cold reruns of heavy pages vs a visitor")
+    cold.add_argument("--opens", type=int, default=8)
+    churning = commands.add_parser("nginx-churn", help="websockets churned through nginx")
+    churning.add_argument("--seconds", type=float, default=30)
+    churning.add_argument("--per-second", type=float, default=40)
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args()
     for option in args.option:
@@ -444,6 +910,16 @@ def main() -> None:
         editor(args.rows, args.messages)
     elif args.command == "upload":
         upload(args.uploads, args.megabytes, args.chunked)
+    elif args.command == "hall-votes":
+        hall_votes(args.messages)
+    elif args.command == "hall-codes":
+        hall_codes(args.wrong)
+    elif args.command == "hall-creations":
+        hall_creations(args.count)
+    elif args.command == "heavy":
+        heavy(args.opens)
+    elif args.command == "nginx-churn":
+        nginx_churn(args.seconds, args.per_second)
     elif args.command == "message-sizes":
         message_sizes(args.slugs or ["", *load.SLIDER_PAGES])
     else:

@@ -45,8 +45,8 @@ as the browser does, plus the instructor's projector (every second). Reports the
 while the phones wait, the publish-to-phone latency of a quiz pushed through the database
 (the worst case: as from another replica, so this process sees it only when its cached view
 is half a second old), and, with every phone voting once within `--vote-seconds`, tap-to-
-confirmed and tap-to-projector latency. A phone sends its device id in the link (dev=), as a
-browser without storage would; the client does not run the page's JavaScript.
+confirmed and tap-to-projector latency. The client does not run the page's JavaScript, so a
+phone sends its device id as the browser's device component would (report_device).
 
 Loopback only; every loop is bounded in count and in time.
 """
@@ -845,6 +845,26 @@ async def _projector_loop(teacher: Session, fragment: str, stop: asyncio.Event,
             pass
 
 
+async def report_device(phone: Session, device: str) -> float:
+    """What a phone's browser sends once ui.live's device component has read its localStorage:
+    the component's state, kept with the other widgets' (the browser resends it with every
+    message), in a whole-page rerun. Returns seconds."""
+    import json
+
+    component = next(wid for wid, w in phone.widgets.items() if w.kind == "bidi_component")
+    phone.values[component] = WidgetState(
+        id=component, json_value=json.dumps({"device": {"id": device, "kept": True}}))
+    phone.fragments.clear()  # "Connecting this device…" goes; the follow fragment comes
+    message = BackMsg()
+    client_state = message.rerun_script
+    client_state.query_string = urllib.parse.urlencode(phone.query)
+    client_state.page_script_hash = phone.page_script_hash
+    client_state.widget_states.widgets.extend(phone.values.values())
+    client_state.cached_message_hashes.extend(sorted(phone.cache))
+    phone._add_context(message)
+    return await phone._run(message)
+
+
 async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
                    per_second: float, follow_seconds: float | None = None,
                    replicas: int = 1) -> dict:
@@ -887,14 +907,14 @@ async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
             await teacher.open()
             teacher.query.pop("admin")  # the page takes it out of the address at once
             crowd = [Session(ports[i % replicas], "live-join",
-                             query={"code": session.code,
-                                    "dev": f"bench-phone-{i:06d}-{secrets.token_hex(4)}"})
+                             query={"code": session.code})
                      for i in range(phones)]
 
             async def open_one(i: int, phone: Session) -> float | None:
                 await asyncio.sleep(i / per_second)
                 try:
-                    return await phone.open()
+                    opened = await phone.open()
+                    return opened + await report_device(phone, f"bench-phone-{i:06d}-{secrets.token_hex(4)}")
                 except Exception as error:  # noqa: BLE001
                     errors.append(f"open: {type(error).__name__}: {error}")
                     return None

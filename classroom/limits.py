@@ -36,6 +36,26 @@ SESSION_WARMUP_SECONDS = 5.0
 FREE_FAILURES = 5
 MAX_FAILURE_WAIT_SECONDS = 60.0
 
+# A full lecture hall behind one NAT address: the address-wide ceilings below are sized so that
+# this many students doing honest things never reach them (tests/test_classroom_limits.py checks
+# the arithmetic). A ceiling never refuses a right join code, nor an instructor who holds a valid
+# admin token: it only makes things harder for whoever is failing or creating from that address.
+HALL_SEATS = 400
+# Wrong join codes: a student who mistypes the code may try again at once, a few times. Reaching
+# the ceiling takes every one of HALL_SEATS students mistyping it this often in the same minute.
+HONEST_TYPOS_PER_MINUTE = 3
+FAILED_JOINS_PER_ADDRESS = (HALL_SEATS * HONEST_TYPOS_PER_MINUTE, 60.0)
+# Over that ceiling, a session from the address has no free failures left: its first wrong code
+# already waits (failure_wait(1, free=0) = 2 s), its right code still joins at once.
+FREE_FAILURES_OVER_CEILING = 0
+# New polls and live sessions: one browser session makes at most CREATIONS_PER_SESSION (one per
+# question of a lecture, and then some); an address at most CREATIONS_PER_ADDRESS, that is
+# INSTRUCTORS_PER_ADDRESS instructors each at their own session's limit. A session that holds a
+# valid admin token (it runs a poll or a live session) is never held back by its address.
+CREATIONS_PER_SESSION = (10, 600.0)
+INSTRUCTORS_PER_ADDRESS = 12
+CREATIONS_PER_ADDRESS = (INSTRUCTORS_PER_ADDRESS * CREATIONS_PER_SESSION[0], CREATIONS_PER_SESSION[1])
+
 # What the client address is called when there is none to read (a local run, a test harness).
 UNKNOWN_ADDRESS = "unknown"
 # IPv6 hosts get a whole /64 from their network, so one device can pick any address in it.
@@ -120,12 +140,12 @@ def whole_seconds(seconds: float) -> int:
 
 # ── Failed attempts slow down ───────────────────────────────────────────────────────────────
 
-def failure_wait(failures: int) -> float:
-    """Seconds to wait after this many failures: 0 for the first FREE_FAILURES, then 2, 4, 8 …
+def failure_wait(failures: int, free: int = FREE_FAILURES) -> float:
+    """Seconds to wait after this many failures: 0 for the first `free` − 1, then 2, 4, 8 …
     up to MAX_FAILURE_WAIT_SECONDS."""
-    if failures < FREE_FAILURES:
+    if failures < free:
         return 0.0
-    return min(2.0 ** (failures - FREE_FAILURES + 1), MAX_FAILURE_WAIT_SECONDS)
+    return min(2.0 ** (failures - max(free, 1) + 1), MAX_FAILURE_WAIT_SECONDS)
 
 
 def attempt_wait(state: dict, now: float) -> float:
@@ -133,12 +153,26 @@ def attempt_wait(state: dict, now: float) -> float:
     return max(0.0, state.get("next_at", 0.0) - now)
 
 
-def record_failure(state: dict, now: float) -> float:
-    """Count one more failure in `state` (changed in place); returns the wait it now imposes."""
+def record_failure(state: dict, now: float, free: int = FREE_FAILURES) -> float:
+    """Count one more failure in `state` (changed in place); returns the wait it now imposes.
+    `free`: FREE_FAILURES, or FREE_FAILURES_OVER_CEILING when the address is over its ceiling."""
     state["failures"] = state.get("failures", 0) + 1
-    wait = failure_wait(state["failures"])
+    wait = failure_wait(state["failures"], free)
     state["next_at"] = now + wait
     return wait
+
+
+def creation_wait(created_at: Iterable[float], now: float, address_wait: float,
+                  holds_admin_token: bool) -> float:
+    """Seconds before a session may create another poll or live session (0: now).
+
+    `created_at`: when this session created its recent ones; `address_wait`: what the address's
+    WindowLimiter says. A session holding a valid admin token is held back only by its own count.
+    """
+    limit, window = CREATIONS_PER_SESSION
+    recent = sorted(t for t in created_at if t > now - window)
+    own = recent[-limit] + window - now if len(recent) >= limit else 0.0
+    return own if holds_admin_token else max(own, address_wait)
 
 
 # ── So many per address per time window ─────────────────────────────────────────────────────

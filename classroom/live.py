@@ -201,6 +201,16 @@ address_counts = Table(
     PrimaryKeyConstraint("question_id", "round", "address_sha256", name="live_one_count_per_address"),
 )
 
+# Votes refused because the page that sent them claimed another device than its session's own
+# (a script changing its device id on every message): counted per question for the projector.
+# A table of its own, so that create_all adds it to an existing database without a migration.
+identity_refusals = Table(
+    "live_identity_refusals", metadata,
+    Column("question_id", Integer, ForeignKey("live_questions.id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("refused", Integer, nullable=False),
+)
+
 # MIGRATIONS[v] turns a version v − 1 live schema into version v (none yet), as in classroom.store.
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {}
 
@@ -730,6 +740,27 @@ def vote(engine: Engine, session_id: int, question_id: int, round_: int, device_
             index_elements=["question_id", "round", "address_sha256"],
             set_={"votes": address_counts.c.votes + 1}))
     return Vote.RECORDED
+
+
+def refuse_other_device(engine: Engine, session_id: int, question_id: int) -> bool:
+    """Count one vote refused because its page claimed another device than its session's
+    (ui.live.claims_another_device); False (nothing counted) if the question is not this
+    session's."""
+    with store.writing(engine) as conn:
+        if conn.execute(select(questions.c.id).where(
+                questions.c.id == question_id, questions.c.session_id == session_id)).first() is None:
+            return False
+        upsert = insert_for(engine)(identity_refusals).values(question_id=question_id, refused=1)
+        conn.execute(upsert.on_conflict_do_update(
+            index_elements=["question_id"], set_={"refused": identity_refusals.c.refused + 1}))
+    return True
+
+
+def other_device_refusals(engine: Engine, question_id: int) -> int:
+    """How many votes on the question were refused because they claimed another device."""
+    with engine.connect() as conn:
+        return int(conn.execute(select(identity_refusals.c.refused).where(
+            identity_refusals.c.question_id == question_id)).scalar() or 0)
 
 
 def device_votes(engine: Engine, session_id: int, question_id: int, device_id: str) -> dict[int, int]:

@@ -155,6 +155,15 @@ address_counts = Table(
 )
 
 
+# Answers refused because the page that sent them claimed another device than its session's own
+# (ui.live.claims_another_device), per poll, for the projector. A table of its own, so that
+# create_all adds it to an existing database without a migration.
+identity_refusals = Table(
+    "poll_identity_refusals", metadata,
+    Column("poll_id", Integer, ForeignKey("polls.id", ondelete="CASCADE"), primary_key=True),
+    Column("refused", Integer, nullable=False),
+)
+
 def _migration_2(conn: Connection) -> None:
     """Class size, refused count and address key on every poll; existing polls and answers stay.
 
@@ -480,6 +489,7 @@ def reset_poll(engine: Engine, poll_id: int) -> None:
     with writing(engine) as conn:
         conn.execute(delete(responses).where(responses.c.poll_id == poll_id))
         conn.execute(delete(address_counts).where(address_counts.c.poll_id == poll_id))
+        conn.execute(delete(identity_refusals).where(identity_refusals.c.poll_id == poll_id))
         conn.execute(update(polls).where(polls.c.id == poll_id)
                      .values(closed_at=None, refused_count=0))
 
@@ -547,6 +557,21 @@ def submit_answer(engine: Engine, poll_id: int, session_token: str, answer: int,
             index_elements=["poll_id", "address_sha256"],
             set_={"answers": address_counts.c.answers + 1}))
     return Submission.RECORDED
+
+
+def refuse_other_device(engine: Engine, poll_id: int) -> None:
+    """Count one answer refused because its page claimed another device than its session's."""
+    with writing(engine) as conn:
+        upsert = insert_for(engine)(identity_refusals).values(poll_id=poll_id, refused=1)
+        conn.execute(upsert.on_conflict_do_update(
+            index_elements=["poll_id"], set_={"refused": identity_refusals.c.refused + 1}))
+
+
+def other_device_refusals(engine: Engine, poll_id: int) -> int:
+    """How many answers to the poll were refused because they claimed another device."""
+    with engine.connect() as conn:
+        return int(conn.execute(select(identity_refusals.c.refused).where(
+            identity_refusals.c.poll_id == poll_id)).scalar() or 0)
 
 
 @dataclass(frozen=True)

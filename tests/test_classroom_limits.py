@@ -91,3 +91,47 @@ def test_window_limiter_memory_is_bounded_and_thread_safe():
     for thread in threads:
         thread.join()
     assert len(allowed) == 100  # 400 tries, exactly the limit let through
+
+
+def most_failures_in(window: float, free: int = limits.FREE_FAILURES) -> int:
+    """The most wrong codes one session can send in any `window` seconds: it tries again the
+    moment each wait is over (computed here from failure_wait, independently of the limiter)."""
+    now, times = 0.0, []
+    while now < 10 * window:
+        times.append(now)
+        now += limits.failure_wait(len(times), free)
+    return max(sum(1 for t in times if start <= t < start + window) for start in times)
+
+
+def test_the_failed_join_ceiling_fits_a_full_hall_of_honest_typos():
+    ceiling, window = limits.FAILED_JOINS_PER_ADDRESS
+    assert window == 60.0
+    # Every student of a full hall mistyping the code HONEST_TYPOS_PER_MINUTE times in the same
+    # minute stays under the ceiling...
+    assert limits.HALL_SEATS >= 300
+    assert limits.HALL_SEATS * limits.HONEST_TYPOS_PER_MINUTE <= ceiling
+    # ... and honest typos are free: fewer than one session's free tries.
+    assert limits.HONEST_TYPOS_PER_MINUTE < limits.FREE_FAILURES
+    # One session alone, as fast as its own back-off lets it, cannot reach the ceiling.
+    assert most_failures_in(window) == 9 < ceiling
+    # Over the ceiling a session's first wrong code already waits; a right code never does.
+    assert limits.failure_wait(1, limits.FREE_FAILURES_OVER_CEILING) == 2
+    assert most_failures_in(window, limits.FREE_FAILURES_OVER_CEILING) == 5
+
+
+def test_the_creation_ceiling_fits_a_building_of_instructors():
+    per_session, window = limits.CREATIONS_PER_SESSION
+    ceiling, address_window = limits.CREATIONS_PER_ADDRESS
+    assert address_window == window
+    assert ceiling == limits.INSTRUCTORS_PER_ADDRESS * per_session >= 30  # the attack of issue 25
+    address_full = 600.0
+    # A session's own creations: the 11th in ten minutes waits until the first is ten minutes old.
+    made = [float(t) for t in range(per_session)]
+    assert limits.creation_wait(made[:-1], 20.0, 0.0, False) == 0
+    assert limits.creation_wait(made, 20.0, 0.0, False) == pytest.approx(window - 20.0)
+    assert limits.creation_wait(made, window + 1.0, 0.0, False) == 0
+    # Someone else filled the address: a session without an admin token waits, one holding a
+    # valid token does not (its own count still holds it).
+    assert limits.creation_wait([], 20.0, address_full, False) == address_full
+    assert limits.creation_wait([], 20.0, address_full, True) == 0
+    assert limits.creation_wait(made, 20.0, address_full, True) == pytest.approx(window - 20.0)

@@ -401,6 +401,26 @@ def test_nginx_limits(deployment):
     assert "secret-token" not in (deployment["prefix"] / "access.log").read_text()
 
 
+def test_honest_opens_are_served_while_one_client_churns_websockets(deployment):
+    """Issue 25, item 5: one client (one browser's route cookie) opens and closes websockets at
+    50 a second for 24 s, more than a hall's whole burst (600) plus the address's rate. Before,
+    the limit was per address only: the churner used it up after ~15 s and honest page opens
+    from the same address got 429. Now its own browser's limit refuses it, and a refused open
+    does not count against the address, so every honest open (a new browser, a whole page run,
+    one a second) is served."""
+    from bench.attacks import churn_and_open
+
+    result = run_coroutine(asyncio.wait_for(
+        churn_and_open(deployment["port"], seconds=24, per_second=50, cookie=True), 120))
+    churner, honest = result["churner"], result["honest"]
+    print(f"\n[nginx churn] churner: {churner['refused']} of {churner['sent']} refused; honest opens: "
+          f"{honest['opened']} served, {honest['refused']} refused")
+    assert churner["sent"] >= 900, "the churner kept up its rate (else the test shows nothing)"
+    assert churner["refused"] >= churner["sent"] - 20 - 2 * 24, "one browser: a burst of 20, then 1 a second"
+    assert honest["refused"] == 0 and not honest["other"], honest
+    assert honest["opened"] >= 20  # one a second for 24 s
+
+
 def test_host_reaches_streamlit(deployment):
     """Streamlit accepts a browser's websocket only if its Origin matches the Host it sees:
     nginx must pass the browser's Host through (a mismatched Origin is still refused)."""

@@ -59,6 +59,13 @@ PROJECTED = """Array.from(document.querySelectorAll('[data-testid=stMain] .js-pl
     .filter(gd => !gd.closest('[data-testid=stExpander]'))"""
 
 
+def device_of(page) -> str:
+    """The device id this browser keeps in its localStorage (ui.live's component), once made."""
+    page.wait_for_function("() => /^[A-Za-z0-9_-]{16,64}$/.test(localStorage.getItem('dplab-live-device') || '')",
+                           timeout=WAIT)
+    return page.evaluate("() => localStorage.getItem('dplab-live-device')")
+
+
 def plotted(page) -> list:
     """The bars on the instructor's chart: one list of y values per round (decoded by Plotly)."""
     return page.evaluate(f"""() => {PROJECTED}
@@ -84,8 +91,9 @@ def test_a_quiz_in_two_rounds_with_one_instructor_and_three_phones(browser, live
     for phone in phones:
         wait_for_app(phone)
         phone.get_by_text("Waiting for the next question").wait_for(timeout=WAIT)
-        phone.wait_for_url(re.compile(r"dev=[A-Za-z0-9_-]{16,}"), timeout=WAIT)  # from localStorage
-    devices = {re.search(r"dev=([A-Za-z0-9_-]+)", phone.url).group(1) for phone in phones}
+        device_of(phone)  # kept in the browser's own storage, not in the link
+        assert "dev=" not in phone.url
+    devices = {device_of(phone) for phone in phones}
     assert len(devices) == 3, "each browser is its own device"
 
     # Push the quiz: every phone shows it without a reload.
@@ -167,7 +175,7 @@ def test_a_reloaded_phone_cannot_answer_the_class_poll_twice(browser, live_serve
     phone = context.new_page()
     phone.goto(f"{live_server}/poll-join?code={poll.code}")
     wait_for_app(phone)
-    phone.wait_for_url(re.compile(r"dev=[A-Za-z0-9_-]{16,}"), timeout=WAIT)
+    device_of(phone)
     phone.get_by_role("button", name="Yes", exact=True).click(timeout=WAIT)  # after the countdown
     phone.get_by_text("Your answer is in").wait_for(timeout=WAIT)
     phone.reload()
@@ -175,10 +183,47 @@ def test_a_reloaded_phone_cannot_answer_the_class_poll_twice(browser, live_serve
     phone.get_by_text("Your answer is in").wait_for(timeout=WAIT)
     assert phone.get_by_role("button", name="Yes", exact=True).count() == 0
     second_tab = context.new_page()
-    second_tab.goto(f"{live_server}/poll-join?code={poll.code}")  # no dev= in this link
+    second_tab.goto(f"{live_server}/poll-join?code={poll.code}")
     wait_for_app(second_tab)
     second_tab.get_by_text("Your answer is in").wait_for(timeout=WAIT)
     assert len(store.answers(engine, poll.id)) == 1
     no_exception(phone, second_tab)
     context.close()
+    engine.dispose()
+
+
+def test_a_copied_join_link_shows_no_one_elses_vote(browser, live_server, tmp_path):
+    """Issue 24, item 5: a join link copied from a phone that has voted, opened in another
+    browser, shows no vote and can vote. An old link may still carry the sender's device id
+    (dev=): it is ignored and leaves the address bar."""
+    from classroom import live
+
+    engine = store.make_engine(f"sqlite:///{tmp_path / 'live.sqlite3'}")  # the server's database
+    live.ensure_schema(engine)
+    session, _ = live.create_session(engine, class_size=30)
+    live.push_quiz(engine, session.id, f"{FIRST_LESSON}/copied", QUIZ.question, list(QUIZ.options),
+                   QUIZ.answer, QUIZ.explanation)
+    contexts = [browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                    has_touch=True) for _ in range(2)]
+    sender, friend = (context.new_page() for context in contexts)
+    sender.goto(f"{live_server}/live-join?code={session.code}")
+    wait_for_app(sender)
+    vote(sender, RIGHT)
+    copied = f"{sender.url}{'&' if '?' in sender.url else '?'}dev={device_of(sender)}"
+    friend.goto(copied)
+    wait_for_app(friend)
+    option_button(friend, WRONG).wait_for(timeout=WAIT)  # after the new page's short wait
+    assert "Your vote is in" not in main_text(friend)
+    assert "dev=" not in friend.url and device_of(friend) != device_of(sender)
+    vote(friend, WRONG)
+    question = live.view(engine, session.id).question
+    assert live.tally(engine, question.id, len(QUIZ.options))[1][QUIZ.answer] == 1
+    assert live.vote_count(engine, question.id, 1) == 2
+    sender.reload()
+    wait_for_app(sender)
+    sender.get_by_text("Your vote is in").wait_for(timeout=WAIT)
+    friend.screenshot(path=str(tmp_path / "copied-link.png"))
+    no_exception(sender, friend)
+    for context in contexts:
+        context.close()
     engine.dispose()

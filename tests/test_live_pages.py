@@ -12,10 +12,12 @@ from datetime import timedelta
 import plotly.graph_objects as go
 import pytest
 from sqlalchemy import update
+from streamlit.testing.v1 import AppTest
 
 from classroom import game, limits, live, store
 from tests.conftest import (
     ODDS_ICONS,
+    ROOT,
     app_test,
     assert_clean,
     chart_specs,
@@ -83,8 +85,14 @@ def start(class_size: int | None = None):
 
 
 def phone(code: str, device: str | None = PHONE_A, **extra):
-    query = {"code": code, **({"dev": device} if device else {}), **extra}
-    at = app_test(JOIN, query)
+    """A phone's page. AppTest runs no JavaScript, so the device id the browser's storage would
+    report is put where the page keeps it (None: a browser that has not reported one)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params.update({"code": code, **extra})
+    if device:
+        at.session_state[ui_live.IDENTITY_KEY] = device
+    at.switch_page(JOIN.script)
+    at.run()
     assert_clean(at)
     return at
 
@@ -389,20 +397,20 @@ def test_an_expired_or_ended_session_says_so(engine):
     assert session.id != other.id
 
 
-@pytest.mark.parametrize("dev", ["short", "x" * 65, "bad id!!!!!!!!!!!!!!", "ü" * 20, ""])
-def test_a_malformed_device_id_in_the_link_is_replaced(engine, dev):
+@pytest.mark.parametrize("dev", [PHONE_B, "short", "bad id!!!!!!!!!!!!!!", ""])
+def test_a_device_id_in_the_link_is_ignored_and_leaves_the_address(engine, dev):
+    # A copied link (issue 24, item 5) carried its sender's device id: it must not be theirs.
     teacher, code = start()
     push_quiz(teacher)
+    vote_buttons(phone(code, PHONE_B))[0].click().run()
     at = phone(code, None, dev=dev)
-    if dev:
-        assert "device id in this link was not usable" in text_of(at)
-    # Without a usable id and before the browser reports one, the page waits, then makes one.
-    if not live.plausible_device_id(param(at, "dev")):
-        assert "Connecting this device" in text_of(at)
-        for _ in range(ui_live.DEVICE_WAIT_TICKS + 1):
-            at.run()
-    assert live.plausible_device_id(param(at, "dev"))
-    assert vote_buttons(at)
+    assert param(at, "dev") is None
+    assert "Connecting this device" in text_of(at)
+    for _ in range(ui_live.DEVICE_WAIT_TICKS + 1):
+        at.run()
+    assert live.plausible_device_id(at.session_state[ui_live.IDENTITY_KEY])
+    assert at.session_state[ui_live.IDENTITY_KEY] != PHONE_B
+    assert "Your vote is in" not in text_of(at) and vote_buttons(at)
 
 
 def test_a_new_page_waits_before_its_vote_buttons(monkeypatch):
@@ -498,3 +506,21 @@ def test_the_game_sentences_follow_the_class_point(engine, guessers):
         # 40 perfect (or perfectly wrong) guesses "prove" more than the true ε = 1: a room
         # this lucky is among the at most one game in twenty.
         assert "wrong at most one time in 20" in shown
+
+
+def test_a_vote_claiming_another_device_is_refused_and_the_projector_counts_it(engine):
+    teacher, code = start()
+    push_quiz(teacher)
+    at = phone(code, PHONE_A)
+    at.query_params["dev"] = PHONE_B  # a script's message naming another device
+    vote_buttons(at)[0].click().run()
+    assert_clean(at)
+    assert "another device's id" in text_of(at) and "Your vote is in" not in text_of(at)
+    assert "dev" not in at.query_params  # the page took it out of the address
+    vote_buttons(at)[0].click().run()
+    assert "Your vote is in" in text_of(at)
+    question = live.view(engine, live.find_session(engine, code).id).question
+    assert live.vote_count(engine, question.id, 1) == 1
+    assert live.other_device_refusals(engine, question.id) == 1
+    teacher.run()
+    assert "1 vote(s) refused on this question: a page claimed another device" in text_of(teacher)

@@ -16,6 +16,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 from classroom import limits, store
 from tests.conftest import app_test, assert_clean, chart_specs, lesson, page_text
+from ui import live as ui_live
 from ui import poll as ui_poll  # noqa: E402
 from ui.plain_figure import decode_array
 
@@ -156,7 +157,7 @@ def test_full_flow(poll_database, downloads):
     assert coins.success and not button_keys(coins) & {"poll_coin_yes", "poll_coin_no"}
     engine = store.make_engine(poll_database)
     poll = store.find_poll(engine, code)
-    assert store.submit_answer(engine, poll.id, coins.session_state["poll_session_token"], 0) \
+    assert store.submit_answer(engine, poll.id, coins.session_state[ui_live.IDENTITY_KEY], 0) \
         is store.Submission.DUPLICATE
 
     # A student who lets the server flip: only the randomized answer is stored.
@@ -190,7 +191,7 @@ def test_full_flow(poll_database, downloads):
     assert [row[0] for row in rows[1:]] == ["1", "2", "3"]
     assert rows[1][1] == "yes" and rows[3][1] == "no"
     assert {row[1] for row in rows[1:]} <= {"yes", "no"}
-    assert coins.session_state["poll_session_token"] not in exported and token not in exported
+    assert coins.session_state[ui_live.IDENTITY_KEY] not in exported and token not in exported
 
     # Close: the next student is turned away, and nothing more is stored.
     instructor.button(key="poll_close").click().run()
@@ -655,7 +656,7 @@ def test_a_page_open_when_the_poll_expires_is_refused(poll_database):
 
 
 def test_creating_polls_is_rate_limited(poll_database, monkeypatch):
-    monkeypatch.setattr(ui_poll, "CREATIONS_PER_SESSION", (2, 600.0))
+    monkeypatch.setattr(limits, "CREATIONS_PER_SESSION", (2, 600.0))
     at = app_test(INSTRUCTOR)
     for attempt in range(3):
         at.text_area(key="poll_question").input(f"Question {attempt}?")
@@ -672,3 +673,26 @@ def test_poll_lifetime_in_the_notes_matches_the_store():
     from ui.lessons import section_text
 
     assert f"answers for {store.POLL_LIFETIME_HOURS} hours" in section_text("poll-instructor", "instructors")
+
+
+def test_an_instructor_holding_an_admin_token_is_not_held_back_by_the_address(poll_database, monkeypatch):
+    # Every AppTest session has the same (unknown) address: two creations fill it here.
+    monkeypatch.setattr(limits, "CREATIONS_PER_ADDRESS", (2, 600.0))
+    teacher = app_test(lesson("live-instructor"))
+    teacher.button(key="live_create").click().run()
+    assert param(teacher, "code")  # a live session: this session now holds its admin token
+    other = app_test(INSTRUCTOR)
+    other.text_area(key="poll_question").input("Someone else's poll?")
+    other.button(key="poll_create").click().run()
+    assert param(other, "code")
+    newcomer = app_test(INSTRUCTOR)
+    newcomer.text_area(key="poll_question").input("A third poll?")
+    newcomer.button(key="poll_create").click().run()
+    assert newcomer.warning and "as many polls as it may" in newcomer.warning[0].value
+    teacher.switch_page(INSTRUCTOR.script)
+    teacher.query_params.clear()
+    teacher.run()
+    teacher.text_area(key="poll_question").input("The teacher's own poll?")
+    teacher.button(key="poll_create").click().run()
+    assert_clean(teacher)
+    assert param(teacher, "code") and not teacher.warning

@@ -16,12 +16,10 @@ from classroom import live
 from ui import lessons
 from ui import poll as ui_poll
 from ui.course import LESSONS, Lesson
-from ui.params import url_value
 
 INSTRUCTOR_SLUG = "live-instructor"
 JOIN_SLUG = "live-join"
 ADMIN_KEY = "live_admin"  # {"code": …, "token": …}: the admin token lives here, not in the URL
-DEVICE_PARAM = "dev"
 # A waiting phone re-reads the (cached) session view this often: a new question shows within
 # FOLLOW_SECONDS plus one rerun. Each tick costs the server a fragment rerun (about 3 ms of CPU,
 # nearly all of it Streamlit's own), so 300 phones at 2 s are 150 reruns a second
@@ -81,7 +79,7 @@ plain = ui_poll.plain
 # Runs in the phone's browser. It keeps one random id in localStorage, so that a reload or a
 # second tab of the same browser is the same device, and reports it to the server (once per
 # page, and again only if it differs from what the server already knows). A browser that
-# refuses storage reports kept = false; the page then keeps a server-made id in the link.
+# refuses storage reports kept = false; the session then gets a server-made id of its own.
 _DEVICE_JS = """
 export default function (component) {
   const { setStateValue, data } = component;
@@ -110,41 +108,85 @@ export default function (component) {
 _device_component = st.components.v2.component("dplab_live_device", js=_DEVICE_JS)
 DEVICE_KEY = "live_device"
 DEVICE_WAIT_KEY = "live_device_waited"
+# The identity this Streamlit session answers as, fixed the first time it is known: a session is
+# one device, whatever later messages claim.
+IDENTITY_KEY = "live_device_id"
+# True while the session's identity is one the server made because the browser had not reported
+# its own yet (a slow phone): until the session answers, a late report replaces it.
+PROVISIONAL_KEY = "live_device_provisional"
+# Links made before issue 25 carried the device id (dev=). A link travels: whoever opens a copied
+# one would inherit the sender's votes. So the parameter is never read, and leaves the address.
+OLD_DEVICE_PARAM = "dev"
 
-
-def _report() -> dict | None:
-    known = st.session_state.get("live_device_id")
-    result = _device_component(key=DEVICE_KEY, data={"known": known}, default={"device": None},
-                               on_device_change=lambda: None, width="stretch", height="content")
-    reported = result.get("device") if result is not None else None
+def _reported(value) -> dict | None:
+    """The component's report ({"id": …, "kept": …}) from its state, or None."""
+    reported = value.get("device") if hasattr(value, "get") else None
     return reported if isinstance(reported, dict) else None
 
 
-def device_id() -> str | None:
-    """This browser's device id, or None while the browser has not reported it yet.
+def _report() -> dict | None:
+    known = st.session_state.get(IDENTITY_KEY)
+    result = _device_component(key=DEVICE_KEY, data={"known": known}, default={"device": None},
+                               on_device_change=lambda: None, width="stretch", height="content")
+    return _reported(result)
 
-    The id in the browser's localStorage wins; the one in the link (`dev=`) stands in until
-    the browser reports, and is what a browser without storage keeps. The id in the link always
-    follows the one in use, so that a reload finds it at once.
+
+def _usable(reported: dict | None) -> str | None:
+    """The id of a report from a browser that keeps it in its storage (None otherwise)."""
+    if reported and reported.get("kept") and live.plausible_device_id(reported.get("id")):
+        return reported["id"]
+    return None
+
+
+def device_id(*, settle: bool = False) -> str | None:
+    """This session's device id, or None while the browser has not reported one yet.
+
+    The first id the session learns is kept for the rest of the session (IDENTITY_KEY): the one
+    in the browser's localStorage, or, from a browser without storage (or after DEVICE_WAIT_TICKS
+    without a report, or at once with `settle`), one the server makes for this session alone.
+    A server-made id stands in for a slow browser's report only until the session answers
+    (PROVISIONAL_KEY, answering). A `dev=` in the link is dropped unread (OLD_DEVICE_PARAM).
     """
     reported = _report()
-    link = url_value(DEVICE_PARAM)
-    in_link = link if live.plausible_device_id(link) else None
-    if reported and reported.get("kept") and live.plausible_device_id(reported.get("id")):
-        chosen = reported["id"]
-    elif in_link:
-        chosen = in_link
-    elif reported or st.session_state.get(DEVICE_WAIT_KEY, 0) >= DEVICE_WAIT_TICKS:
-        chosen = live.new_device_id()  # no storage (or no report): the link keeps this one
-    else:
-        chosen = None
-    if link is not None and in_link is None:
-        st.caption("The device id in this link was not usable, so this page uses a new one.")
-    if chosen is not None:
-        st.session_state["live_device_id"] = chosen
-        if link != chosen:
-            st.query_params[DEVICE_PARAM] = chosen
-    return chosen
+    if OLD_DEVICE_PARAM in st.query_params:
+        del st.query_params[OLD_DEVICE_PARAM]
+    pinned = st.session_state.get(IDENTITY_KEY)
+    if _usable(reported) and (pinned is None or st.session_state.get(PROVISIONAL_KEY)):
+        pinned = _usable(reported)
+        st.session_state[PROVISIONAL_KEY] = False
+    elif pinned is None:
+        if not (reported or settle or st.session_state.get(DEVICE_WAIT_KEY, 0) >= DEVICE_WAIT_TICKS):
+            return None
+        pinned = live.new_device_id()  # no storage, or no report yet: this session only
+        st.session_state[PROVISIONAL_KEY] = not reported  # a late report may still replace it
+    st.session_state[IDENTITY_KEY] = pinned
+    return pinned
+
+
+def answering() -> None:
+    """Called by every path that stores an answer, before it stores: from now on the session's
+    identity is final, even if it was a provisional one."""
+    st.session_state[PROVISIONAL_KEY] = False
+
+
+def claims_another_device() -> bool:
+    """True when the message being handled claims a device other than the session's own: the
+    browser's report (a script can send any) or a `dev=` in the link. For answer callbacks,
+    which run before the page reads the report: such an answer is refused and counted."""
+    pinned = st.session_state.get(IDENTITY_KEY)
+    if pinned is None:
+        return False
+    reported = _usable(_reported(st.session_state.get(DEVICE_KEY)))
+    if reported and st.session_state.get(PROVISIONAL_KEY):  # a slow browser's first report
+        st.session_state[IDENTITY_KEY] = pinned = reported
+        st.session_state[PROVISIONAL_KEY] = False
+    claims = {reported, st.query_params.get(OLD_DEVICE_PARAM)} - {None}
+    return any(claim != pinned for claim in claims)
+
+
+def current_device() -> str | None:
+    """The session's device id as it stands now (in a callback: after claims_another_device)."""
+    return st.session_state.get(IDENTITY_KEY)
 
 
 DEVICE_WAIT_TICKS = 3
@@ -153,7 +195,7 @@ DEVICE_WAIT_TICKS = 3
 @st.fragment(run_every=2)
 def wait_for_device() -> None:
     """Shown until the browser reports its device id; after a few seconds without a report the
-    page makes one itself (and keeps it in the link)."""
+    page makes one for this session."""
     waited = st.session_state.get(DEVICE_WAIT_KEY, 0) + 1
     st.session_state[DEVICE_WAIT_KEY] = waited
     if waited > DEVICE_WAIT_TICKS:

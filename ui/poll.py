@@ -34,7 +34,6 @@ log = logging.getLogger(__name__)
 INSTRUCTOR_SLUG = "poll-instructor"
 JOIN_SLUG = "poll-join"
 SECRET_KEY = "poll_database_url"
-SESSION_TOKEN_KEY = "poll_session_token"
 ADMIN_KEY = "poll_admin"  # {"code": …, "token": …}: the admin token lives here, not in the URL
 STARTED_KEY = "poll_session_started"  # when this browser session first opened a poll page
 LN3 = math.log(3)
@@ -128,13 +127,6 @@ def server_flip(poll: store.Poll, truth: int) -> int:
     return int(randomized_response(np.array([truth]), poll.epsilon, np.random.default_rng())[0])
 
 
-def session_token() -> str:
-    """A random token for this browser session: the database allows one answer per token and poll."""
-    if SESSION_TOKEN_KEY not in st.session_state:
-        st.session_state[SESSION_TOKEN_KEY] = secrets.token_urlsafe(24)
-    return st.session_state[SESSION_TOKEN_KEY]
-
-
 # ── Who is asking, and how often ────────────────────────────────────────────────────────────
 
 def client_address() -> str:
@@ -162,43 +154,59 @@ def attempt_wait(kind: str) -> float:
     return limits.attempt_wait(st.session_state.get(f"poll_failures_{kind}", {}), time.monotonic())
 
 
-def record_failure(kind: str) -> float:
+def record_failure(kind: str, free: int = limits.FREE_FAILURES) -> float:
     state = st.session_state.setdefault(f"poll_failures_{kind}", {})
-    return limits.record_failure(state, time.monotonic())
+    return limits.record_failure(state, time.monotonic(), free)
 
 
-# Per address and per server process. Generous, because a whole hall shares one NAT address:
-# 60 codes a minute that match no open poll (the QR code needs no typing at all), and 30 new
-# polls in 10 minutes (a building of instructors behind one address).
-FAILED_JOINS_PER_ADDRESS = (60, 60.0)
-CREATIONS_PER_ADDRESS = (30, 600.0)
-# Per browser session: 10 new polls in 10 minutes (one per question of a lecture, and then some).
-CREATIONS_PER_SESSION = (10, 600.0)
-
-
+# Per address and per server process, sized for a full hall behind one NAT address
+# (classroom.limits: FAILED_JOINS_PER_ADDRESS, CREATIONS_PER_ADDRESS).
 @st.cache_resource(show_spinner=False)
 def _address_limiter(name: str, limit: int, window: float) -> limits.WindowLimiter:
     return limits.WindowLimiter(limit, window)
 
 
 def failed_joins_limiter() -> limits.WindowLimiter:
-    return _address_limiter("failed joins", *FAILED_JOINS_PER_ADDRESS)
+    return _address_limiter("failed joins", *limits.FAILED_JOINS_PER_ADDRESS)
+
+
+def _creations_limiter() -> limits.WindowLimiter:
+    return _address_limiter("creations", *limits.CREATIONS_PER_ADDRESS)
+
+
+def holds_admin_token() -> bool:
+    """True when this session runs an open poll or live session (its admin token checks out):
+    then no one else's creations from its address can hold it back."""
+    from classroom import live  # the live tables live beside the poll's, in the same database
+
+    poll_admin = st.session_state.get(ADMIN_KEY) or {}
+    live_admin = st.session_state.get("live_admin") or {}  # ui.live.ADMIN_KEY (ui.live imports this module)
+    with database_guard():
+        if poll_admin.get("code") and poll_admin.get("token"):
+            poll = store.poll_for_admin(engine(), poll_admin["code"], poll_admin["token"])
+            if poll is not None and poll.open:
+                return True
+        if live_admin.get("code") and live_admin.get("token"):
+            live.ensure_schema(engine())
+            session = live.session_for_admin(engine(), live_admin["code"], live_admin["token"])
+            if session is not None and session.open:
+                return True
+    return False
 
 
 def creation_wait() -> float:
-    """Seconds before this session may create another poll (0: now). Does not count one."""
+    """Seconds before this session may create another poll or live session (0: now). Does not
+    count one."""
     now = time.monotonic()
-    limit, window = CREATIONS_PER_SESSION
-    recent = [t for t in st.session_state.get("poll_created_at", []) if t > now - window]
-    session_wait = recent[0] + window - now if len(recent) >= limit else 0.0
-    return max(session_wait, _address_limiter("creations", *CREATIONS_PER_ADDRESS)
-               .wait(client_address(), now))
+    return limits.creation_wait(st.session_state.get("poll_created_at", []), now,
+                                _creations_limiter().wait(client_address(), now),
+                                holds_admin_token())
 
 
 def record_creation() -> None:
     now = time.monotonic()
     st.session_state.setdefault("poll_created_at", []).append(now)
-    _address_limiter("creations", *CREATIONS_PER_ADDRESS).record(client_address(), now)
+    _creations_limiter().record(client_address(), now)
 
 
 def say_seconds(seconds: float) -> str:
@@ -286,15 +294,17 @@ def join_code(prefix: str, slug: str, button: str, what: str) -> tuple[str, str]
     if code is None:
         join_code_form(prefix, slug, button, f"The code in this link is not {what}. "
                        f"A join code is {store.CODE_LENGTH} letters and digits, like K7PQ3M.")
-    address = client_address()
-    wait = max(attempt_wait("join"), failed_joins_limiter().wait(address, time.monotonic()))
+    # Only this session's own wrong codes make it wait: what others on the same address do never
+    # keeps a right code out (the address's count only takes away free tries, record_failed_join).
+    wait = attempt_wait("join")
     if wait > 0:
         join_code_form(prefix, slug, button,
                        lessons.section_text(slug, "too-many-codes", wait=say_seconds(wait)))
-    return code, address
+    return code, client_address()
 
 
 def record_failed_join(address: str) -> None:
-    """A code that matched nothing open: counted for this session and for the address."""
-    record_failure("join")
-    failed_joins_limiter().record(address, time.monotonic())
+    """A code that matched nothing open: counted for this session and for the address. Over the
+    address's ceiling (a script guessing codes from new sessions), a session has no free tries."""
+    over = failed_joins_limiter().take(address, time.monotonic()) > 0
+    record_failure("join", limits.FREE_FAILURES_OVER_CEILING if over else limits.FREE_FAILURES)
