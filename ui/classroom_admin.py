@@ -9,10 +9,12 @@ token-wait, token-wrong and no-access sections) and the session-state key of its
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from urllib.parse import parse_qs, urlsplit
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from classroom import store
 from ui import lessons
@@ -39,7 +41,20 @@ def start_over_button(admin_key: str, label: str, key: str) -> None:
 
 def _start_over(admin_key: str) -> None:
     st.session_state.pop(admin_key, None)
-    st.query_params.clear()
+    link_only()
+
+
+def link_only(**params: str) -> None:
+    """Make the address carry exactly `params`, except for widgets' bound parameters (such as
+    the class-size box's): Streamlit refuses to delete those ("bound to widgets"), and takes
+    each out of the address by itself at the end of the first run that does not draw its
+    widget. st.query_params.clear() would raise instead (DESIGN.md, "Known pitfalls")."""
+    for key in list(st.query_params):
+        if key not in params:
+            with contextlib.suppress(StreamlitAPIException):  # bound: leaves with its widget
+                del st.query_params[key]
+    for key, value in params.items():
+        st.query_params[key] = value
 
 
 def creation_refused(slug: str) -> bool:
@@ -52,10 +67,9 @@ def creation_refused(slug: str) -> bool:
 
 def open_created(admin_key: str, code: str, token: str) -> None:
     """Count the creation, keep its admin token in this session and rerun on its code's link."""
-    ui_poll.record_creation()
     st.session_state[admin_key] = {"code": code, "token": token}
-    st.query_params.clear()
-    st.query_params[CODE_KEY] = code
+    link_only(**{CODE_KEY: code})
+    ui_poll.record_creation()  # only once the new session is reachable
     st.rerun()
 
 
@@ -68,8 +82,12 @@ def class_size_box(prefix: str, size_key: str, default: int, label: str, help: s
         # Streamlit's own parsing of a bound number box fails on values such as 1e400, so an
         # unusable value leaves the link before the box reads it (the note says so below).
         st.session_state[ignored_key] = link_size
-        del st.query_params[size_key]
-        st.rerun()
+        try:
+            del st.query_params[size_key]
+        except StreamlitAPIException:
+            pass  # bound by an earlier run, so the box itself wrote this value and can read it
+        else:
+            st.rerun()
     ignored = st.session_state.pop(ignored_key, None)
     class_size = st.number_input(
         label, min_value=store.CLASS_SIZE_MIN, max_value=store.CLASS_SIZE_MAX, value=default,
