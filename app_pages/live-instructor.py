@@ -7,13 +7,12 @@ import streamlit as st
 from classroom import game, live, store
 from dp.attacks import max_true_positive_rate
 from dp.rr_inference import rr_running_estimates
-from ui import classroom_admin, lessons
+from ui import admin_store, classroom_admin, lessons
 from ui import live as ui_live
 from ui import poll as ui_poll
 from ui.charts.live import game_figure, option_letter, votes_figure
 from ui.charts.poll import estimate_figure
 from ui.course import LESSONS
-from ui.params import url_value
 from ui.show import chart
 
 SLUG = ui_live.INSTRUCTOR_SLUG
@@ -33,6 +32,7 @@ def new_session_button() -> None:
 
 
 def start_form() -> None:
+    classroom_admin.resume_button(ui_live.ADMIN_KEY, "Resume live session {code}")
     lessons.render(SLUG, "start")
     class_size = classroom_admin.class_size_box(
         "live", SIZE_KEY, DEFAULT_CLASS_SIZE, "Class size: the most votes a question takes per round",
@@ -49,7 +49,13 @@ def start_form() -> None:
         classroom_admin.open_created(ui_live.ADMIN_KEY, session.code, token)
 
 
-raw_code = url_value(CODE_KEY)
+def still_open(code: str, token: str) -> bool:
+    with ui_live.database_guard():
+        found = live.session_for_admin(ui_live.engine(), code, token)
+    return found is not None and found.open
+
+
+raw_code = classroom_admin.running_code(ui_live.ADMIN_KEY, still_open)
 if not raw_code:
     lessons.render(SLUG, "intro")
     start_form()
@@ -74,7 +80,9 @@ with ui_live.database_guard():
 classroom_admin.admin_or_stop(session, prefix="live", slug=SLUG, admin_key=ui_live.ADMIN_KEY, code=code,
                               join_slug=ui_live.JOIN_SLUG, join_label=f"Join live session {code} as a student",
                               new_button=new_session_button)
-if not session.open:
+if not session.open:  # ended (only when asked) or expired: this browser no longer runs it
+    if ui_live.admin_record().get("code") == session.code:
+        admin_store.forget(ui_live.ADMIN_KEY)
     st.info(lessons.section_text(SLUG, "ended"), icon="🏁")
     new_session_button()
     st.stop()

@@ -15,7 +15,7 @@ from sqlalchemy import update
 
 from classroom import game, limits, live, store
 from tests.conftest import app_test, assert_clean, chart_specs, lesson
-from ui import lessons
+from ui import admin_store, lessons
 from ui import live as ui_live
 from ui import poll as ui_poll
 from ui.plain_figure import decode_array, spec_mismatches
@@ -379,6 +379,9 @@ def test_a_new_page_waits_before_its_vote_buttons(monkeypatch):
                                    {"code": "ZZZZZZ", "admin": "<b>" * 300}])
 def test_the_instructor_page_with_a_bad_link_offers_the_token_box(query):
     at = app_test(INSTRUCTOR, query)
+    assert_clean(at)
+    at.session_state[admin_store.KNOWN_KEY] = ""  # as the browser reports: it runs no session
+    at.run()
     assert_clean(at)
     assert "admin" not in at.query_params
     shown = text_of(at)
