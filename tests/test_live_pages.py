@@ -274,9 +274,13 @@ def test_a_poll_is_pushed_by_reference_and_the_projector_shows_its_estimate(engi
     click(teacher, "live_push_poll")
     assert "Copied homework?" in text_of(teacher) and "**4** of at most 30 answers" in text_of(teacher)
     assert chart_specs(teacher), "the debiased estimate as answers arrive"
-    at = phone(code)
-    links = [link for link in at.get("page_link")]
-    assert any(poll.code in link.proto.label for link in links)
+    at = phone(code)  # answered here, on the live page: the phone keeps following (issue 24)
+    assert "Copied homework?" in text_of(at) and f"Class poll {poll.code}" in " ".join(c.value for c in at.caption)
+    assert not at.get("page_link")
+    at.button(key="live_poll_coin_yes").click().run()
+    assert_clean(at)
+    assert at.success and "Your answer is in" in at.success[0].value
+    assert len(store.answers(engine, poll.id)) == 5
     teacher.text_input(key="live_poll_code").input("ZZZZZZ").run()
     click(teacher, "live_push_poll")
     assert "no class poll with that code" in text_of(teacher)
