@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from classroom import store
+from classroom import live, store
 from tests.conftest import serve_app, wait_for_app
 from ui import lessons
 from ui import live as ui_live
@@ -199,6 +199,8 @@ def test_a_lecture_from_the_first_slide_to_the_last(browser, lecture_server, tmp
     controls_intact(teacher, quizzes[second].question)
     teacher.get_by_role("tab", name=re.compile("class poll")).click()
     teacher.get_by_role("button", name="Send the phones to this poll").click(timeout=WAIT)
+    phones[0].get_by_role("button", name="Yes", exact=True).wait_for(timeout=WAIT)
+    phones[0].screenshot(path=str(SHOTS / "phone-poll.png"))
     for phone in phones:
         phone.get_by_text("Did you read the notes?").wait_for(timeout=WAIT)
         phone.get_by_role("button", name="Yes", exact=True).click(timeout=WAIT)
@@ -247,14 +249,16 @@ def test_a_lecture_from_the_first_slide_to_the_last(browser, lecture_server, tmp
         assert where[part] is not None, part
         assert 0 <= where[part]["top"] and where[part]["bottom"] <= 720, (part, where[part])
     assert where["option_px"] >= 24
-    assert projector.locator("[data-testid=stMain] button:visible").count() == 0, "no controls projected"
+    assert projector.locator("[data-testid=stMain] [data-testid^=stBaseButton]:visible").count() == 0, "no controls"
 
     # The results as CSV: counts per question, round and option; no device ids.
     with teacher.expect_download() as download:
         teacher.get_by_role("button", name=re.compile("Results as CSV")).click(timeout=WAIT)
     rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
-    last = [row for row in rows if row["question"] == "4"]
-    assert [(row["round"], row["votes"]) for row in last if row["option"] == right] == [("1", "2"), ("2", "3")]
+    number = max(int(row["question"]) for row in rows if row["prompt"] == FIRST_QUIZ.question)
+    last = [(row["round"], row["votes"]) for row in rows if row["question"] == str(number) and row["option"] == right]
+    assert last == [("1", "2"), ("2", "3")], [tuple(row.values()) for row in rows]
+    assert all(set(row) == set(live.RESULTS_COLUMNS) for row in rows)
 
     # The end, only when asked: the phones say so.
     teacher.get_by_role("button", name=re.compile("End the session")).click(timeout=WAIT)
