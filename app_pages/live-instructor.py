@@ -181,7 +181,8 @@ def status(question: live.Question, n: int) -> None:
 def project_quiz(question: live.Question) -> None:
     """The question and its options on the left, the votes on the right: one 1280×720 screen."""
     slug = question.ref.split("/", 1)[0]
-    words, votes = st.columns([1, 1], gap="large")
+    words, votes = (st.columns([1, 1], gap="large") if PROJECTING  # (the laptop: one column)
+                    else (st.container(), st.container()))
     with words, st.container(key="live_projected_question"):
         st.caption(f"Quiz from “{TITLES.get(slug, slug)}”")
         st.markdown(f"### {question.prompt}")
@@ -258,9 +259,9 @@ def project_poll(question: live.Question) -> None:
 def projector() -> None:
     with ui_live.database_guard():
         now = live.view(engine, session.id)
-        if not PROJECTING and now is not None and shown is not None \
-                and now.session.version != shown.session.version:
-            st.rerun()  # the remote or the clicker acted: redraw the controls to match
+        if now is not None and (not now.session.open or (
+                not PROJECTING and shown is not None and now.session.version != shown.session.version)):
+            st.rerun()  # ended, or the remote or the clicker acted: redraw the page to match
         question = now.question if now else None
         if question is None:
             lessons.render(SLUG, "no-question-projected" if PROJECTING else "no-question")
