@@ -194,3 +194,4 @@ def admin_or_stop(found: object | None, *, prefix: str, slug: str, admin_key: st
     record = st.session_state.get(admin_key) or {}
     if not record.get("stored"):  # a token from a link or the box, now known to open it
         admin_store.remember(admin_key, record["code"], record["token"])
+        st.rerun()  # app.py draws the storage component before the page: it writes on this rerun
