@@ -260,12 +260,29 @@ def test_a_lecture_from_the_first_slide_to_the_last(browser, lecture_server, tmp
     assert last == [("1", "2"), ("2", "3")], [tuple(row.values()) for row in rows]
     assert all(set(row) == set(live.RESULTS_COLUMNS) for row in rows)
 
-    # The end, only when asked: the phones say so.
-    teacher.get_by_role("button", name=re.compile("End the session")).click(timeout=WAIT)
-    teacher.get_by_role("button", name="End the live session").click(timeout=WAIT)
+    # The remote: the private link on the instructor's own phone. Its token leaves the address
+    # bar at once and stays in that phone's storage (a reload keeps the controls); it ends the
+    # lecture, only when asked, and the phones say so.
+    teacher.get_by_text(re.compile("Private admin link")).click()
+    teacher.get_by_role("button", name="Show the admin link").click(timeout=WAIT)
+    admin_link = teacher.get_by_text(re.compile(r"admin=")).first.inner_text().strip()
+    remote_context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                         has_touch=True)
+    remote = remote_context.new_page()
+    remote.goto(admin_link)
+    remote.wait_for_url(re.compile(rf"code={code}$"), timeout=WAIT)
+    end = remote.get_by_role("button", name=re.compile("End the session"))
+    end.wait_for(timeout=WAIT)
+    remote.wait_for_function("() => localStorage.getItem('dplab-instructor') !== null", timeout=WAIT)
+    remote.reload()
+    wait_for_app(remote)
+    end.click(timeout=WAIT)
+    assert "admin=" not in remote.url
+    remote.get_by_role("button", name="End the live session").click(timeout=WAIT)
     for phone in phones:
         phone.get_by_text("This live session has ended").wait_for(timeout=WAIT)
+    projector.get_by_text(re.compile("has ended")).first.wait_for(timeout=WAIT)
     no_exception(teacher, projector, *phones)
     print(f"[lecture] the whole lecture took {time.monotonic() - started:.0f} s")
-    for context in (laptop, *contexts):
+    for context in (laptop, remote_context, *contexts):
         context.close()
