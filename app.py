@@ -3,9 +3,10 @@
 import streamlit as st
 
 import serve
-from ui import heavy, warm
+from ui import admin_store, heavy, warm
 from ui import lessons as deck
 from ui.course import navigation
+from ui.live import ask_the_class
 from ui.params import forget_link_widgets, note_unknown_link_keys
 from ui.presenter import presenter_requested, presenter_style, presenter_toggle
 from ui.seeds import seed_controls
@@ -16,6 +17,7 @@ from ui.show import CHART_CSS
 limit_repeated_tracebacks()  # a script's malformed widget states must not flood the log
 
 serve.nodelay_in_process()  # no 40 ms Nagle stall per move under plain `streamlit run` (docs/NAGLE.md)
+deck.set_quiz_action(ask_the_class)  # "Ask the class" beside every lesson quiz, for a running session
 warm.start()  # once per process, in the background: the slowest first visits' caches (ui/warm.py)
 # Presenter mode folds the sidebar, whether a link asked for it or the sidebar's own switch
 # was just turned on (its new value is in the session state before this line runs).
@@ -26,6 +28,8 @@ st.html(CHART_CSS)
 with st.sidebar:
     presenting = presenter_toggle()
     seed = seed_controls()
+    # The instructor's running sessions, from this browser's storage (the instructor pages wait for it).
+    admin_store.sync(ask=page.url_path in ("live-instructor", "poll-instructor"))
 note_unknown_link_keys(page.url_path)
 forget_link_widgets(page.url_path)  # a new page registers its URL-bound widgets as it runs
 if presenting:

@@ -8,7 +8,7 @@ import streamlit as st
 from classroom import game, live, store
 from dp.odds import pure_release
 from dp.rr_inference import rr_running_estimates
-from ui import classroom_admin, lessons
+from ui import admin_store, classroom_admin, lessons
 from ui import live as ui_live
 from ui import poll as ui_poll
 from ui.charts.live import game_figure, option_letter, votes_figure
@@ -22,10 +22,17 @@ SLUG = ui_live.INSTRUCTOR_SLUG
 CODE_KEY = classroom_admin.CODE_KEY
 DEFAULT_CLASS_SIZE = 30
 SIZE_KEY = "live_new_class_size"
+PROJECTED_CHART_HEIGHT = 330  # px: the chart under the status line, with the reveal below it
 RATE_WINDOW = 60.0  # seconds behind "votes in the last minute"
 TITLES = {lesson.slug: lesson.title for lesson in LESSONS}
 
-st.title("Live class — instructor")
+VIEW_KEY, PROJECTOR_VIEW = "view", "projector"
+# The projector view (?view=projector): what the class sees, fitted to one 1280×720 screen, with
+# no controls on it; the controls stay on the laptop (this page without view=) and on the
+# instructor's phone (the remote: the same page, opened through the private link's QR code).
+PROJECTING = url_value(VIEW_KEY) == PROJECTOR_VIEW
+if not PROJECTING:
+    st.title("Live class — instructor")
 
 classroom_admin.take_link_token(ui_live.ADMIN_KEY)
 
@@ -35,6 +42,7 @@ def new_session_button() -> None:
 
 
 def start_form() -> None:
+    classroom_admin.resume_button(ui_live.ADMIN_KEY, "Resume live session {code}")
     lessons.render(SLUG, "start")
     class_size = classroom_admin.class_size_box(
         "live", SIZE_KEY, DEFAULT_CLASS_SIZE, "Class size: the most votes a question takes per round",
@@ -51,7 +59,13 @@ def start_form() -> None:
         classroom_admin.open_created(ui_live.ADMIN_KEY, session.code, token)
 
 
-raw_code = url_value(CODE_KEY)
+def still_open(code: str, token: str) -> bool:
+    with ui_live.database_guard():
+        found = live.session_for_admin(ui_live.engine(), code, token)
+    return found is not None and found.open
+
+
+raw_code = classroom_admin.running_code(ui_live.ADMIN_KEY, still_open)
 if not raw_code:
     lessons.render(SLUG, "intro")
     start_form()
@@ -76,7 +90,9 @@ with ui_live.database_guard():
 classroom_admin.admin_or_stop(session, prefix="live", slug=SLUG, admin_key=ui_live.ADMIN_KEY, code=code,
                               join_slug=ui_live.JOIN_SLUG, join_label=f"Join live session {code} as a student",
                               new_button=new_session_button)
-if not session.open:
+if not session.open:  # ended (only when asked) or expired: this browser no longer runs it
+    if ui_live.admin_record().get("code") == session.code:
+        admin_store.forget(ui_live.ADMIN_KEY)
     st.info(lessons.section_text(SLUG, "ended"), icon="🏁")
     new_session_button()
     st.stop()
@@ -98,12 +114,34 @@ def join_panel(big: bool) -> None:
             st.code(join_url, language=None, wrap_lines=True)
         qr.image(ui_poll.qr_png(join_url), width=260, caption="Scan to join", output_format="PNG")
         return
+    if PROJECTING:
+        st.markdown(f"📱 Join: **{session.code}** · `{join_url}`")
+        return
     strip, qr = st.columns([4, 1], vertical_alignment="center")
     strip.markdown(f"📱 Join: **{session.code}** · `{join_url}`")
     with qr.popover("QR code"):
         st.image(ui_poll.qr_png(join_url), width=260, caption="Scan to join", output_format="PNG")
 
 
+def views_row() -> None:
+    """On the laptop (not projected): the projector view to drag to the projector's screen, and
+    the remote: this page on the instructor's own phone, through a private QR code."""
+    projector_link, remote = st.columns(2)
+    projector_link.link_button("📽️ Open the projector view", width="stretch",
+                               url=ui_poll.page_url(SLUG, SLUG, code=session.code, view=PROJECTOR_VIEW),
+                               help="A new tab with only what the class should see, for one "
+                                    "1280×720 screen. Its clicker keys: PageDown shows the votes, "
+                                    "then reveals; PageUp hides the votes. Keep this tab for the controls.")
+    with remote.popover("📱 Remote on your phone (private)", width="stretch"):
+        st.markdown(lessons.section_text(SLUG, "remote"))
+        if st.button("Show the remote's QR code", key="live_show_remote"):
+            remote_url = ui_poll.page_url(SLUG, SLUG, code=session.code, admin=token)
+            st.image(ui_poll.qr_png(remote_url), width=260, output_format="PNG",
+                     caption="Scan with your own phone, not a student's")
+
+
+if not PROJECTING:
+    views_row()
 join_panel(big=current is None and not live.history(engine, session.id))
 
 
@@ -131,7 +169,9 @@ def status(question: live.Question, n: int) -> None:
     # After the class size was lowered, a round can hold more votes than it now takes.
     size = (f"**{n}** of at most {session.class_size} votes" if n <= session.class_size
             else f"**{n}** votes (the class size is now {session.class_size})")
-    st.markdown(f"{state} · {rounds}{size} · {recent(question, n)}")
+    left = question.seconds_left
+    timer = f" · ⏱️ **{math.ceil(left)} s** left" if left is not None else ""
+    st.markdown(f"{state}{timer} · {rounds}{size} · {recent(question, n)}")
     if n >= session.class_size and question.accepts_votes:
         st.warning(lessons.section_text(SLUG, "class-full", n=n, size=session.class_size,
                                         refused=question.refused), icon="👥")
@@ -144,23 +184,29 @@ def status(question: live.Question, n: int) -> None:
 
 
 def project_quiz(question: live.Question) -> None:
+    """The question and its options on the left, the votes on the right: one 1280×720 screen."""
     slug = question.ref.split("/", 1)[0]
-    st.caption(f"Quiz from “{TITLES.get(slug, slug)}”")
-    st.markdown(f"### {question.prompt}")
-    for i, option in enumerate(question.options):
-        right = question.revealed and i == question.answer
-        st.markdown(f"{'✅ ' if right else ''}**{option_letter(i)}.** {option}")
+    words, votes = (st.columns([1, 1], gap="large") if PROJECTING  # (the laptop: one column)
+                    else (st.container(), st.container()))
+    with words, st.container(key="live_projected_question"):
+        st.caption(f"Quiz from “{TITLES.get(slug, slug)}”")
+        st.markdown(f"### {question.prompt}")
+        for i, option in enumerate(question.options):
+            right = question.revealed and i == question.answer
+            st.markdown(f"{'✅ ' if right else ''}**{option_letter(i)}.** {option}")
     tally = live.tally(engine, question.id, len(question.options))
-    status(question, sum(tally.get(question.round, [])))
-    if question.round == 2 and not question.revealed:
-        lessons.render(SLUG, "round-two")
-    if question.show_votes or question.revealed:
-        chart(votes_figure(len(question.options), tally,
-                           question.answer if question.revealed else None))
-    else:
-        lessons.render(SLUG, "votes-hidden")
-    if question.revealed and question.explanation:
-        st.markdown(f"**Why:** {question.explanation}")
+    with votes:
+        status(question, sum(tally.get(question.round, [])))
+        if question.round == 2 and not question.revealed:
+            lessons.render(SLUG, "round-two")
+        if question.show_votes or question.revealed:
+            figure = votes_figure(len(question.options), tally,
+                                  question.answer if question.revealed else None)
+            chart(figure.update_layout(height=PROJECTED_CHART_HEIGHT) if PROJECTING else figure)
+        else:
+            lessons.render(SLUG, "votes-hidden")
+        if question.revealed and question.explanation:
+            st.markdown(f"**Why:** {question.explanation}")
 
 
 def phones(n: int, one: str = "phone", many: str = "phones") -> str:
@@ -236,9 +282,12 @@ def project_poll(question: live.Question) -> None:
 def projector() -> None:
     with ui_live.database_guard():
         now = live.view(engine, session.id)
+        if now is not None and (not now.session.open or (
+                not PROJECTING and shown is not None and now.session.version != shown.session.version)):
+            st.rerun()  # ended, or the remote or the clicker acted: redraw the page to match
         question = now.question if now else None
         if question is None:
-            lessons.render(SLUG, "no-question")
+            lessons.render(SLUG, "no-question-projected" if PROJECTING else "no-question")
         elif question.kind == live.KIND_QUIZ:
             project_quiz(question)
         elif question.kind == live.KIND_GAME:
@@ -246,11 +295,6 @@ def projector() -> None:
         else:
             project_poll(question)
 
-
-projector()
-
-
-# ── The controls for the current question ────────────────────────────────────────────────────
 
 def act(action, *args) -> None:
     """Run an instructor action, tell this process's phones at once, and redraw."""
@@ -261,6 +305,46 @@ def act(action, *args) -> None:
         st.session_state["live_problem"] = str(problem)
     ui_live.published(session.id)
 
+
+# The projector view: fitted to one screen, the type large enough for the back row, and no
+# controls but a clicker's keys (PageDown: show the votes, then reveal; PageUp: hide them).
+PROJECTOR_CSS = """<style>
+[data-testid=stSidebar], [data-testid=stSidebarCollapsedControl], [data-testid=stHeader],
+.st-key-live_clicker { display: none !important; }
+[data-testid=stMainBlockContainer] { padding-top: 1rem !important; padding-bottom: 0 !important; }
+.st-key-live_projected_question p { font-size: 26px !important; line-height: 1.3; }
+.st-key-live_projected_question h3 { font-size: 34px !important; }
+</style>"""
+
+
+def clicker_step(forward: bool) -> None:
+    """A clicker's key on the projector: one step through hidden → shown → revealed."""
+    with ui_live.database_guard():
+        now = live.view(engine, session.id)
+    question = now.question if now else None
+    if question is None or question.kind == live.KIND_POLL:
+        return
+    if forward and not question.show_votes:
+        act(live.set_show_votes, question.id, True)
+    elif forward and not question.revealed:
+        act(live.reveal, question.id)
+    elif not forward and question.show_votes and not question.revealed:
+        act(live.set_show_votes, question.id, False)
+
+
+if PROJECTING:
+    st.html(PROJECTOR_CSS)
+    with st.container(key="live_clicker"):
+        st.button("Back", key="live_clicker_back", shortcut="PageUp", on_click=clicker_step, args=(False,))
+        st.button("Forward", key="live_clicker_forward", shortcut="PageDown", on_click=clicker_step,
+                  args=(True,))
+    projector()
+    st.stop()
+
+projector()
+
+
+# ── The controls for the current question ────────────────────────────────────────────────────
 
 if current is not None:
     controls = st.columns(5)
@@ -283,6 +367,20 @@ if current is not None:
     controls[4].button("⏭️ Next (clear the phones)", key="live_next", on_click=act,
                        args=(live.clear,),
                        help="Close this question; the phones wait for the next one.")
+COUNTDOWNS = (15, 30, 60, 120)  # seconds
+
+
+def start_countdown() -> None:
+    act(live.start_countdown, current.id, int(st.session_state.get("live_countdown_seconds") or 30))
+
+
+if current is not None and current.accepts_votes:
+    timer, _ = st.columns([2, 3])
+    with timer.popover("⏱️ Countdown…"):
+        st.segmented_control("Close voting in", COUNTDOWNS, default=30, key="live_countdown_seconds",
+                             format_func=lambda seconds: f"{seconds} s")
+        st.button("Start the countdown", key="live_countdown", type="primary", on_click=start_countdown,
+                  help="Voting closes by itself when it reaches 0; phones and projector show the seconds left.")
 problem = st.session_state.pop("live_problem", None)
 if problem:
     st.error(problem, icon="✏️")
@@ -337,6 +435,9 @@ with poll_tab:
 
 # ── The session ──────────────────────────────────────────────────────────────────────────────
 
+st.download_button("⬇️ Results as CSV", key="live_results_csv", file_name=f"live-{session.code}-results.csv",
+                   mime="text/csv", data=lambda: live.results_csv(engine, session.id),
+                   help="Votes per question, round and option (no device ids, no times).")
 with st.expander("Questions so far"):
     with ui_live.database_guard():
         asked = live.history(engine, session.id)

@@ -1,10 +1,12 @@
 """Live class, the student's side: join once, then follow the instructor's current question."""
 
+import math
+import time
 
 import streamlit as st
 
-from classroom import game, limits, live
-from ui import lessons
+from classroom import game, limits, live, store
+from ui import lessons, poll_answer
 from ui import live as ui_live
 from ui import poll as ui_poll
 from ui.charts.live import option_letter
@@ -36,7 +38,7 @@ if session is None or not session.open:
     code_form(lessons.section_text(SLUG, "ended", code=code, hours=live.SESSION_LIFETIME_HOURS))
 
 device = ui_live.device_id()
-st.caption(f"Live session {session.code}")
+st.caption(f"Live session {session.code} · " + lessons.section_text(SLUG, "anonymous"))
 if device is None:
     ui_live.wait_for_device()
     st.stop()
@@ -94,6 +96,9 @@ def notice(question: live.Question) -> None:
 
 
 def vote_buttons(question: live.Question, labels: list[str]) -> None:
+    left = question.seconds_left
+    if left is not None:
+        st.caption(f"⏱️ Voting closes in about {math.ceil(left)} s")
     remaining = ui_poll.warmup_remaining()
     if remaining > 0:  # the buttons are not drawn at all: clicks from a replayed id are dropped
         st.info(lessons.section_text(SLUG, "wait-to-answer", wait=ui_poll.say_seconds(remaining),
@@ -174,11 +179,41 @@ def show_game(question: live.Question) -> None:
         st.info(lessons.section_text(SLUG, "closed"), icon="🔒")
 
 
+POLL_RECHECK_SECONDS = 10  # how often a phone on a class poll re-reads it (closed? reset?)
+
+
+def poll_state(question: live.Question) -> tuple[store.Poll | None, bool]:
+    """The poll and whether this device has answered it: read from the database at most every
+    POLL_RECHECK_SECONDS (and at once after a press), not at every tick of every phone."""
+    key = f"live_poll_{question.id}"
+    now = time.monotonic()
+    kept = st.session_state.get(key)
+    if kept is None or now - kept[0] >= POLL_RECHECK_SECONDS or poll_answer.pressed(kept[1]):
+        with ui_live.database_guard():
+            poll = store.find_poll(ui_live.engine(), question.ref)
+        kept = (now, poll, poll is not None and poll_answer.answered(poll, device))
+        st.session_state[key] = kept
+    return kept[1], kept[2]
+
+
 def show_poll(question: live.Question) -> None:
+    """A randomized-response poll, answered here: the phone keeps following the instructor."""
+    poll, answered = poll_state(question)
+    if poll is None or poll.expired:
+        st.info("This class poll is no longer open. Wait for the next question.", icon="⌛")
+        return
     lessons.render(SLUG, "poll")
-    st.markdown(f"#### {ui_poll.plain(question.prompt)}")
-    st.page_link(f"app_pages/{ui_poll.JOIN_SLUG}.py", label=f"Answer the class poll {question.ref}",
-                 icon="🪙", query_params={"code": question.ref})
+    st.caption(f"Class poll {poll.code} · {ui_poll.epsilon_label(poll)}")
+    st.markdown(f"#### {ui_poll.plain(poll.question)}")
+    if answered:
+        poll_answer.show_recorded(poll, POLL_RECHECK_SECONDS)
+        return
+    if poll.closed:
+        st.info(lessons.section_text(ui_poll.JOIN_SLUG, "closed"), icon="🔒")
+        return
+    poll_answer.notice(poll)
+    poll_answer.answer_form(poll, device, "live_poll",
+                            warmup_note=lambda: st.info(poll_answer.warmup_text(), icon="⏳"))
 
 
 # Looked up once per page run, not at every tick of the fragment (ui.poll.engine reads the

@@ -13,7 +13,7 @@ from ui import classroom_admin, lessons
 from ui import poll as ui_poll
 from ui.charts.poll import estimate_figure, precision_figure
 from ui.odds import odds_panel
-from ui.params import EPSILONS, choice_slider, number_label, url_value
+from ui.params import EPSILONS, choice_slider, number_label
 from ui.planner import poll_planner
 from ui.show import chart
 
@@ -42,6 +42,7 @@ def new_poll_button() -> None:
 
 
 def create_form() -> None:
+    classroom_admin.resume_button(ui_poll.ADMIN_KEY, "Resume poll {code}")
     lessons.render(SLUG, "create")
     question = st.text_area(
         f"Yes/no question (up to {store.QUESTION_MAX_CHARS} characters)", key="poll_question",
@@ -97,7 +98,13 @@ def plan_precision() -> None:
     poll_planner(size, {**{f"ε = {e:g}": e for e in EPS_OPTIONS}, "fair coins, ε = ln 3": math.log(3)}, key="poll_plan")
 
 
-raw_code = url_value(CODE_KEY)
+def still_open(code: str, token: str) -> bool:
+    with ui_poll.database_guard():
+        found = store.poll_for_admin(ui_poll.engine(), code, token)
+    return found is not None and not found.expired
+
+
+raw_code = classroom_admin.running_code(ui_poll.ADMIN_KEY, still_open)
 if not raw_code:
     lessons.render(SLUG, "intro")
     create_form()

@@ -37,15 +37,17 @@ that either can migrate without the other. No Streamlit here: ui.live is the Str
 
 from __future__ import annotations
 
+import csv
 import enum
 import hmac
+import io
 import re
 import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import (
     JSON,
@@ -67,6 +69,7 @@ from sqlalchemy import (
     exists,
     func,
     insert,
+    or_,
     select,
     update,
 )
@@ -264,8 +267,22 @@ class Question:
     round: int = 1
     show_votes: bool = False
     revealed: bool = False
-    closed: bool = False
+    # When voting closes (or closed): set by Close at once, by a countdown in the future.
+    closes_at: datetime | None = None
     refused: int = 0
+
+    @property
+    def closed(self) -> bool:
+        """Read at every call, so that a cached view closes when its countdown runs out."""
+        return self.closes_at is not None and utc_now() >= self.closes_at
+
+    @property
+    def seconds_left(self) -> float | None:
+        """While a countdown runs: the seconds until it closes the round; None otherwise."""
+        if self.closes_at is None or self.revealed:
+            return None
+        left = (self.closes_at - utc_now()).total_seconds()
+        return left if left > 0 else None
 
     @property
     def epsilon(self) -> float | None:
@@ -305,7 +322,8 @@ def _question(row) -> Question:
                     prompt=row.prompt, options=tuple(row.options or ()), answer=row.answer,
                     explanation=row.explanation, params=dict(row.params or {}),
                     round=int(row.round), show_votes=bool(row.show_votes),
-                    revealed=bool(row.revealed), closed=row.closed_at is not None,
+                    revealed=bool(row.revealed),
+                    closes_at=None if row.closed_at is None else _utc(row.closed_at),
                     refused=int(row.refused))
 
 
@@ -426,8 +444,15 @@ def end_session(engine: Engine, session_id: int) -> None:
 
 
 def _close_open_questions(conn: Connection, session_id: int) -> None:
+    now = utc_now()
     conn.execute(update(questions).where(questions.c.session_id == session_id,
-                                         questions.c.closed_at.is_(None)).values(closed_at=utc_now()))
+                                         or_(questions.c.closed_at.is_(None), questions.c.closed_at > now))
+                 .values(closed_at=now))
+
+
+def _closed_by_now(closed_at: datetime | None, now: datetime) -> datetime:
+    """When a question closed, if it closes now: an earlier close stands, a countdown is cut short."""
+    return _utc(closed_at) if closed_at is not None and _utc(closed_at) <= now else now
 
 
 # ── Questions ───────────────────────────────────────────────────────────────────────────────
@@ -551,7 +576,8 @@ def reveal(engine: Engine, session_id: int, question_id: int) -> bool:
     """Show the right answer and its explanation everywhere; voting stops."""
     def apply(conn: Connection, row) -> None:
         conn.execute(update(questions).where(questions.c.id == row.id)
-                     .values(revealed=True, show_votes=True, closed_at=row.closed_at or utc_now()))
+                     .values(revealed=True, show_votes=True,
+                             closed_at=_closed_by_now(row.closed_at, utc_now())))
     return _change(engine, session_id, question_id, apply)
 
 
@@ -561,7 +587,25 @@ def set_closed(engine: Engine, session_id: int, question_id: int, closed: bool) 
         if not closed and row.revealed:
             raise LiveInputError("A revealed question stays closed.")
         conn.execute(update(questions).where(questions.c.id == row.id)
-                     .values(closed_at=(row.closed_at or utc_now()) if closed else None))
+                     .values(closed_at=_closed_by_now(row.closed_at, utc_now()) if closed else None))
+    return _change(engine, session_id, question_id, apply)
+
+
+COUNTDOWN_MIN, COUNTDOWN_MAX = 5, 600  # seconds
+
+
+def start_countdown(engine: Engine, session_id: int, question_id: int, seconds: int) -> bool:
+    """Close the round by itself `seconds` from now (a running countdown starts again)."""
+    if isinstance(seconds, bool) or not isinstance(seconds, int) \
+            or not COUNTDOWN_MIN <= seconds <= COUNTDOWN_MAX:
+        raise LiveInputError(f"A countdown is {COUNTDOWN_MIN} to {COUNTDOWN_MAX} seconds long.")
+
+    def apply(conn: Connection, row) -> None:
+        now = utc_now()
+        if row.revealed or row.kind == KIND_POLL or (row.closed_at is not None and _utc(row.closed_at) <= now):
+            raise LiveInputError("Voting on this question is closed: reopen it first.")
+        conn.execute(update(questions).where(questions.c.id == row.id)
+                     .values(closed_at=now + timedelta(seconds=seconds)))
     return _change(engine, session_id, question_id, apply)
 
 
@@ -701,7 +745,7 @@ def vote(engine: Engine, session_id: int, question_id: int, round_: int, device_
             return Vote.NOT_CURRENT
         if round_ != q.round:
             return Vote.WRONG_ROUND
-        if q.closed_at is not None or q.revealed:
+        if (q.closed_at is not None and _utc(q.closed_at) <= now) or q.revealed:
             return Vote.CLOSED
         where = address_hash(q.address_key, address)
         this_round = and_(votes.c.question_id == question_id, votes.c.round == round_)
@@ -785,6 +829,38 @@ def tally(engine: Engine, question_id: int, n_options: int) -> dict[int, list[in
         if 0 <= choice < n_options:
             counts[int(round_)][int(choice)] += int(count)
     return counts
+
+
+class _SpreadsheetSafeWriter:
+    """A cell that a spreadsheet would run as a formula (=, +, -, @) is written as text."""
+
+    def __init__(self, writer) -> None:
+        self._writer = writer
+
+    def writerow(self, row) -> None:
+        self._writer.writerow(["'" + cell if isinstance(cell, str) and cell[:1] in ("=", "+", "-", "@")
+                               else cell for cell in row])
+
+
+RESULTS_COLUMNS = ("question", "kind", "source", "prompt", "round", "option", "text", "votes", "right")
+
+
+def results_csv(engine: Engine, session_id: int) -> str:
+    """The session's results as CSV, one row per question, round and option: the counts only
+    (no device, no time of vote). A class poll's answers are in the poll's own export."""
+    out = io.StringIO()
+    writer = _SpreadsheetSafeWriter(csv.writer(out, lineterminator="\n"))
+    writer.writerow(RESULTS_COLUMNS)
+    for number, question in enumerate(history(engine, session_id), start=1):
+        if question.kind == KIND_POLL:
+            writer.writerow((number, question.kind, question.ref, question.prompt, "", "", "", "", ""))
+            continue
+        for round_, counts in sorted(tally(engine, question.id, len(question.options)).items()):
+            for i, count in enumerate(counts):
+                right = "" if question.answer is None else ("yes" if i == question.answer else "no")
+                writer.writerow((number, question.kind, question.ref, question.prompt, round_,
+                                 chr(ord("A") + i), question.options[i], count, right))
+    return out.getvalue()
 
 
 def vote_count(engine: Engine, question_id: int, round_: int) -> int:

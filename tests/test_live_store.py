@@ -435,3 +435,55 @@ def test_address_counts_of_expired_sessions_are_deleted(engine):
     live.create_session(engine, class_size=10)  # a new session sweeps expired counts away
     assert rows(engine, live.address_counts) == []
     assert live.tally(engine, question.id, 3) == {1: [1, 0, 0]}  # the votes themselves stay
+
+
+# ── The countdown and the export (issue 24) ────────────────────────────────────────────────
+
+def test_a_countdown_closes_the_round_by_itself(engine, session, monkeypatch):
+    opened, _ = session
+    question = live.push_quiz(engine, opened.id, **QUIZ)
+    start = live.utc_now()
+    assert live.start_countdown(engine, opened.id, question.id, 30)
+    counting = live.view(engine, opened.id).question
+    assert not counting.closed and 29 <= counting.seconds_left <= 30
+    early = device()
+    assert live.vote(engine, opened.id, question.id, 1, early, 0) is Vote.RECORDED
+    # 31 s later, the same cached view is closed, and the database refuses a vote.
+    monkeypatch.setattr(live, "utc_now", lambda: start + timedelta(seconds=31))
+    assert counting.closed and counting.seconds_left is None and not counting.accepts_votes
+    assert live.vote(engine, opened.id, question.id, 1, device(), 1) is Vote.CLOSED
+    with pytest.raises(live.LiveInputError, match="reopen it first"):
+        live.start_countdown(engine, opened.id, question.id, 30)
+    assert live.set_closed(engine, opened.id, question.id, False)  # Reopen clears it
+    assert live.vote(engine, opened.id, question.id, 1, device(), 1) is Vote.RECORDED
+
+
+def test_reveal_cuts_a_countdown_short_and_its_bounds_are_checked(engine, session):
+    opened, _ = session
+    question = live.push_quiz(engine, opened.id, **QUIZ)
+    for seconds in (live.COUNTDOWN_MIN - 1, live.COUNTDOWN_MAX + 1, 30.0, True):
+        with pytest.raises(live.LiveInputError, match="seconds long"):
+            live.start_countdown(engine, opened.id, question.id, seconds)
+    assert live.start_countdown(engine, opened.id, question.id, live.COUNTDOWN_MAX)
+    assert live.reveal(engine, opened.id, question.id)
+    assert live.view(engine, opened.id).question.closed
+    assert live.vote(engine, opened.id, question.id, 1, device(), 0) is Vote.CLOSED
+
+
+def test_the_results_export_counts_per_question_round_and_option_without_devices(engine, session):
+    opened, _ = session
+    question = live.push_quiz(engine, opened.id, **{**QUIZ, "prompt": "=1+1 is a formula?"})
+    phones = [device() for _ in range(3)]
+    for phone, choice in zip(phones, (0, 0, 2), strict=True):
+        assert live.vote(engine, opened.id, question.id, 1, phone, choice) is Vote.RECORDED
+    assert live.start_round_two(engine, opened.id, question.id)
+    assert live.vote(engine, opened.id, question.id, 2, phones[2], 0) is Vote.RECORDED
+    lines = live.results_csv(engine, opened.id).splitlines()
+    assert lines[0] == ",".join(live.RESULTS_COLUMNS)
+    rows_ = [line.split(",") for line in lines[1:]]
+    assert [(r[4], r[5], r[7], r[8]) for r in rows_] == [
+        ("1", "A", "2", "yes"), ("1", "B", "0", "no"), ("1", "C", "1", "no"),
+        ("2", "A", "1", "yes"), ("2", "B", "0", "no"), ("2", "C", "0", "no")]
+    assert all(r[3] == "'=1+1 is a formula?" for r in rows_)  # not run as a formula
+    text = "\n".join(lines)
+    assert not any(phone in text or live.device_hash(opened.id, phone) in text for phone in phones)

@@ -16,6 +16,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 from classroom import limits, store
 from tests.conftest import app_test, assert_clean, chart_specs, lesson, page_text
+from ui import admin_store  # noqa: E402
 from ui import live as ui_live
 from ui import poll as ui_poll  # noqa: E402
 from ui.plain_figure import decode_array
@@ -254,6 +255,9 @@ def test_no_controls_without_the_right_admin_token(poll_database, admin):
     _, code, admin_link = create_poll()
     query = {"code": code} if admin is None else {"code": code, "admin": admin}
     at = app_test(INSTRUCTOR, query)
+    assert_clean(at)
+    at.session_state[admin_store.KNOWN_KEY] = ""  # as the browser reports: it runs no poll
+    at.run()
     assert_clean(at)
     assert not shows_instructor_controls(at)
     assert at.warning and "private admin token" in at.warning[0].value

@@ -9,13 +9,15 @@ token-wait, token-wrong and no-access sections) and the session-state key of its
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from urllib.parse import parse_qs, urlsplit
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from classroom import store
-from ui import lessons
+from ui import admin_store, lessons
 from ui import poll as ui_poll
 from ui.params import note_if_ignored, url_value
 
@@ -33,13 +35,57 @@ def take_link_token(admin_key: str) -> None:
 
 
 def start_over_button(admin_key: str, label: str, key: str) -> None:
-    """A button that forgets this session's admin record and empties the link: back to the start."""
+    """A button back to the start form. The running session goes on (it ends only when asked),
+    and the start form offers to resume it."""
     st.button(label, key=key, on_click=_start_over, args=(admin_key,))
 
 
 def _start_over(admin_key: str) -> None:
-    st.session_state.pop(admin_key, None)
-    st.query_params.clear()
+    st.session_state[f"{admin_key}_new"] = True
+    link_only()
+
+
+def running_code(admin_key: str, still_open: Callable[[str, str], bool]) -> str | None:
+    """The code this page shows: the link's, or else the one this browser runs (kept in its
+    storage), which goes into the link. None: the start form. A stored session that has ended
+    or expired is forgotten here."""
+    raw = url_value(CODE_KEY)
+    if raw:
+        return raw
+    record = st.session_state.get(admin_key) or {}
+    if not record.get("token") or st.session_state.get(f"{admin_key}_new"):
+        return None
+    if still_open(record["code"], record["token"]):
+        st.query_params[CODE_KEY] = record["code"]
+        return record["code"]
+    admin_store.forget(admin_key)
+    return None
+
+
+def resume_button(admin_key: str, label: str) -> None:
+    """On the start form, when this browser runs a session: a button back to its controls."""
+    record = st.session_state.get(admin_key) or {}
+    if record.get("token") and st.session_state.get(f"{admin_key}_new"):
+        st.button(label.format(code=record["code"]), key=f"{admin_key}_resume", type="primary",
+                  icon="↩️", on_click=_resume, args=(admin_key, record["code"]))
+
+
+def _resume(admin_key: str, code: str) -> None:
+    st.session_state.pop(f"{admin_key}_new", None)
+    link_only(**{CODE_KEY: code})
+
+
+def link_only(**params: str) -> None:
+    """Make the address carry exactly `params`, except for widgets' bound parameters (such as
+    the class-size box's): Streamlit refuses to delete those ("bound to widgets"), and takes
+    each out of the address by itself at the end of the first run that does not draw its
+    widget. st.query_params.clear() would raise instead (DESIGN.md, "Known pitfalls")."""
+    for key in list(st.query_params):
+        if key not in params:
+            with contextlib.suppress(StreamlitAPIException):  # bound: leaves with its widget
+                del st.query_params[key]
+    for key, value in params.items():
+        st.query_params[key] = value
 
 
 def creation_refused(slug: str) -> bool:
@@ -51,11 +97,11 @@ def creation_refused(slug: str) -> bool:
 
 
 def open_created(admin_key: str, code: str, token: str) -> None:
-    """Count the creation, keep its admin token in this session and rerun on its code's link."""
-    ui_poll.record_creation()
-    st.session_state[admin_key] = {"code": code, "token": token}
-    st.query_params.clear()
-    st.query_params[CODE_KEY] = code
+    """Keep its admin token in this browser, count the creation and rerun on its code's link."""
+    admin_store.remember(admin_key, code, token)
+    st.session_state.pop(f"{admin_key}_new", None)
+    link_only(**{CODE_KEY: code})
+    ui_poll.record_creation()  # only once the new session is reachable
     st.rerun()
 
 
@@ -68,8 +114,12 @@ def class_size_box(prefix: str, size_key: str, default: int, label: str, help: s
         # Streamlit's own parsing of a bound number box fails on values such as 1e400, so an
         # unusable value leaves the link before the box reads it (the note says so below).
         st.session_state[ignored_key] = link_size
-        del st.query_params[size_key]
-        st.rerun()
+        try:
+            del st.query_params[size_key]
+        except StreamlitAPIException:
+            pass  # bound by an earlier run, so the box itself wrote this value and can read it
+        else:
+            st.rerun()
     ignored = st.session_state.pop(ignored_key, None)
     class_size = st.number_input(
         label, min_value=store.CLASS_SIZE_MIN, max_value=store.CLASS_SIZE_MAX, value=default,
@@ -130,11 +180,18 @@ def admin_or_stop(found: object | None, *, prefix: str, slug: str, admin_key: st
         if st.session_state.get(f"{prefix}_admin_problem") == "check":  # a typed token that did not fit
             ui_poll.record_failure("admin")
             st.session_state[f"{prefix}_admin_problem"] = "wrong"
-        # The same answer for an unknown code and a wrong token: the page does not confirm guesses.
-        st.warning(lessons.section_text(slug, "no-access"), icon="🔑")
+        if not admin_store.known() and not st.session_state.get(admin_key):
+            # A reload: this browser's storage reports its sessions in a moment, and the page reruns.
+            st.info("Looking for this session's controls in this browser…", icon="🔑")
+        else:  # the same answer for an unknown code and a wrong token: no guess is confirmed
+            st.warning(lessons.section_text(slug, "no-access"), icon="🔑")
         admin_token_form(prefix, slug, admin_key, code)
         st.page_link(f"app_pages/{join_slug}.py", label=join_label, icon="📱",
                      query_params={"code": code})
         new_button()
         st.stop()
     st.session_state.pop(f"{prefix}_admin_problem", None)
+    record = st.session_state.get(admin_key) or {}
+    if not record.get("stored"):  # a token from a link or the box, now known to open it
+        admin_store.remember(admin_key, record["code"], record["token"])
+        st.rerun()  # app.py draws the storage component before the page: it writes on this rerun

@@ -35,6 +35,7 @@ import functools
 import re
 import sys
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -463,15 +464,25 @@ def quizzes(slug: str) -> dict[str, Quiz]:
     return _read_quizzes(path, path.stat().st_mtime)
 
 
+_quiz_action: Callable[[str, str], None] | None = None
+
+
+def set_quiz_action(action: Callable[[str, str], None] | None) -> None:
+    """What every quiz draws under its question, given (slug, quiz id): app.py passes the live
+    class's "Ask the class" (ui.live.ask_the_class), which this module cannot import (ui.live
+    imports it)."""
+    global _quiz_action
+    _quiz_action = action
+
+
 def quiz(slug: str, quiz_id: str) -> None:
     """Predict, then reveal: the student commits to an answer before seeing it."""
     q = quizzes(slug)[quiz_id]
     key = f"{slug}_quiz_{quiz_id}"
     with st.container(border=True):
         st.markdown(f"**🤔 Predict first.** {q.question}")
-        from ui.live import ask_the_class  # (here: ui.live imports this module)
-
-        ask_the_class(slug, quiz_id)  # "Ask the class": only for an instructor running a live session
+        if _quiz_action is not None:
+            _quiz_action(slug, quiz_id)
         # Once revealed, the list itself marks the answer (the toggle below, from the last run).
         shown = bool(st.session_state.get(f"{key}_reveal"))
         choice = st.radio("Your prediction", range(len(q.options)), index=None, key=key,
