@@ -457,7 +457,8 @@ class PageClient(WatchingSession):
         return found[-1] if found else None
 
     def component(self) -> str | None:
-        return next((wid for wid, w in self.widgets.items() if w.kind == "bidi_component"), None)
+        """The id of ui.live's device component (not the instructor's admin-record one)."""
+        return load.device_component(self.widgets)
 
     async def send(self, click: str | None = None, claim: str | None = None,
                    states: list[WidgetState] = ()) -> float:

@@ -845,13 +845,20 @@ async def _projector_loop(teacher: Session, fragment: str, stop: asyncio.Event,
             pass
 
 
+def device_component(widgets: dict) -> str | None:
+    """The id of ui.live's device component among a page's widgets: every page also draws the
+    instructor's admin-record component (ui.admin_store), so the kind alone does not tell."""
+    return next((wid for wid, w in widgets.items()
+                 if w.kind == "bidi_component" and wid.endswith("-live_device")), None)
+
+
 async def report_device(phone: Session, device: str) -> float:
     """What a phone's browser sends once ui.live's device component has read its localStorage:
     the component's state, kept with the other widgets' (the browser resends it with every
     message), in a whole-page rerun. Returns seconds."""
     import json
 
-    component = next(wid for wid, w in phone.widgets.items() if w.kind == "bidi_component")
+    component = device_component(phone.widgets)
     phone.values[component] = WidgetState(
         id=component, json_value=json.dumps({"device": {"id": device, "kept": True}}))
     phone.fragments.clear()  # "Connecting this device…" goes; the follow fragment comes
