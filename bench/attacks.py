@@ -799,7 +799,8 @@ async def heavy_sessions(quiet_port: int, loaded_port: int, pid: int | None = No
     await asyncio.gather(*tasks, return_exceptions=True)
     return {"quiet": statistics.median(quiet), "quiet_max": max(quiet),
             "loaded": statistics.median(loaded), "loaded_max": max(loaded),
-            "reruns": {k: v - before.get(k, 0) for k, v in counts.items()}, "seconds": seconds,
+            "reruns": {k: v - before.get(k, 0) for k, v in counts.items()}, "total_reruns": dict(counts),
+            "seconds": seconds,
             "cpu": (server_cpu(pid) - cpu) / seconds}
 
 

@@ -103,5 +103,7 @@ def test_three_cold_rerun_sessions_leave_a_visitor_within_twice_its_quiet_time(m
     print(f"\n[hall heavy] visitor's page open: quiet median {result['quiet']:.2f} s, with three "
           f"hammers {result['loaded']:.2f} s ({result['loaded'] / result['quiet']:.1f}x); the "
           f"hammers' reruns meanwhile: {result['reruns']}")
-    assert all(count >= 1 for count in result["reruns"].values()), "the hammers kept hammering"
+    # The hammers were at work: each ran its page cold several times (during the visitor's opens
+    # they may all be waiting for their allowance, which is the point).
+    assert len(result["total_reruns"]) == 3 and all(n >= 3 for n in result["total_reruns"].values())
     assert result["loaded"] <= 2 * result["quiet"]
