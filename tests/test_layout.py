@@ -37,7 +37,8 @@ FIT_LIMIT = 1.25
 # Steps still known to break one rule, and only that rule (docs/PERFORMANCE.md lists them):
 # something of theirs lies under the deck's bar, or they show their heading alone. Every
 # other step of every lesson is held to every rule.
-UNDER_THE_BAR = {"definition": {2, 6}, "exponential": {2, 7, 18}, "gaussian": {11},
+# gaussian 15: the comparison table's last row grew when the δ sentence was corrected (issue 26)
+UNDER_THE_BAR = {"definition": {2, 6}, "exponential": {2, 7, 18}, "gaussian": {11, 15},
                  "graphs": {5, 7}, "local-sensitivity": {3, 10}}
 HEADING_ONLY = {"budget": {6}, "machine-learning": {3}}
 NOT_DECKS = {HOME.slug} | {lesson.slug for lesson in LESSONS if lesson.section == "Classroom"}

@@ -68,7 +68,7 @@ def _gated(function):
             return function(*args, **kwargs)
         bucket = st.session_state.setdefault(BUCKET_KEY, {})
         _charge_this_run(bucket)
-        wait = allowance.wait(bucket, time.monotonic())
+        wait = 0.0 if getattr(_charged_so_far, "waited", False) else allowance.wait(bucket, time.monotonic())
         if wait > 0:
             raise _Spent(wait)
         _charged_so_far.computing = True
@@ -90,7 +90,14 @@ def _cached(cache, max_entries: int):
             except _Spent as spent:
                 with st.spinner(WAIT_NOTE):
                     time.sleep(spent.seconds)
-                    return call(*args, **kwargs)
+                # It has waited its turn: this miss now computes. (Checking the allowance again
+                # would charge the check's own CPU first and could find it a hair short, again
+                # and again: it once recursed until Python's recursion limit.)
+                _charged_so_far.waited = True
+                try:
+                    return cached(*args, **kwargs)
+                finally:
+                    _charged_so_far.waited = False
 
         call.clear = cached.clear
         return call
