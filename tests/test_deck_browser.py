@@ -18,6 +18,7 @@ def test_reveal_on_the_projector_marks_the_right_option_and_a_click_draws_no_fra
     wait_for_app(page)
     page.wait_for_selector(".st-key-dplab_deck", timeout=60_000)
     options = page.locator("[data-testid=stMain] [role=radiogroup] label")
+    options.first.wait_for(timeout=60_000)  # the step's quiz, drawn after the deck bar
     assert options.count() >= 3
     assert not [text for text in options.all_inner_texts() if "✅" in text]
     page.get_by_text("Reveal the answer").click()
