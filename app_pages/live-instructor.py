@@ -470,13 +470,7 @@ with end, st.popover("🏁 End the session…"):
 with new:
     new_session_button()
 
-with st.expander("🔑 Private admin link: do not project"):
-    st.markdown(lessons.section_text(SLUG, "admin-link"))
-    if st.button("Show the admin link", key="live_show_admin_link"):
-        st.code(ui_poll.page_url(SLUG, SLUG, code=session.code, admin=token), language=None,
-                wrap_lines=True)
-        st.caption("The token is the long part after admin=. It disappears from this page at "
-                   "your next click.")
+classroom_admin.private_admin_link(SLUG, session.code, token, key="live_show_admin_link")
 with st.expander("How the phones follow, and what is stored"):
     st.markdown(lessons.section_text(SLUG, "how-it-works"))
 lessons.instructor_notes(SLUG)

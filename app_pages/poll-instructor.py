@@ -256,16 +256,7 @@ with size, st.popover("👥 Class size…"):
 with new:
     new_poll_button()
 
-with st.expander("🔑 Private admin link: do not project"):
-    st.markdown(lessons.section_text(SLUG, "admin-link"))
-    # Built only when asked for, and gone at the next click: while this panel is closed the
-    # page holds no token, so neither a projector nor the page's HTML shows it.
-    if st.button("Show the admin link", key="poll_show_admin_link"):
-        st.code(ui_poll.page_url(SLUG, SLUG, code=poll.code, admin=token), language=None,
-                wrap_lines=True)
-        st.caption("The token is the long part after admin=. It disappears from this page at "
-                   "your next click.")
-
+classroom_admin.private_admin_link(SLUG, poll.code, token, key="poll_show_admin_link")
 with st.expander("How the estimate and its interval are computed"):
     st.markdown(lessons.section_text(SLUG, "how-to-read"))
     st.markdown(lessons.section_text(SLUG, "export"))

@@ -135,3 +135,24 @@ def wait_for_app(page, timeout: float = 90_000) -> None:
     """Connected, and the script has finished running."""
     page.wait_for_selector("[data-testid=stApp][data-test-connection-state=CONNECTED]", timeout=timeout)
     page.wait_for_selector("[data-test-script-state=notRunning]", timeout=timeout)
+
+
+def show_admin_link(page, timeout: float = 60_000) -> str:
+    """Open the private panel, switch on "Show the admin link" and return the link.
+
+    A switch keeps its state through the page's own reruns; a click that lands while the page is
+    being redrawn can still miss the element it aimed at, so the switch is checked, not assumed."""
+    page.get_by_text("Private admin link").click(timeout=timeout)
+    switch = page.get_by_label("Show the admin link")
+    link = page.locator("[data-testid=stCode]", has_text="admin=")
+    for attempt in range(3):
+        wait_for_app(page)
+        if not switch.is_checked(timeout=timeout):
+            page.get_by_text("Show the admin link", exact=True).click(timeout=timeout)
+        try:
+            link.wait_for(timeout=15_000)
+            return link.inner_text().strip()
+        except Exception:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")

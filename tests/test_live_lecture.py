@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from classroom import live, store
-from tests.conftest import serve_app, wait_for_app
+from tests.conftest import serve_app, show_admin_link, wait_for_app
 from ui import lessons
 from ui import live as ui_live
 from ui.course import LESSONS
@@ -263,9 +263,7 @@ def test_a_lecture_from_the_first_slide_to_the_last(browser, lecture_server, tmp
     # The remote: the private link on the instructor's own phone. Its token leaves the address
     # bar at once and stays in that phone's storage (a reload keeps the controls); it ends the
     # lecture, only when asked, and the phones say so.
-    teacher.get_by_text(re.compile("Private admin link")).click()
-    teacher.get_by_role("button", name="Show the admin link").click(timeout=WAIT)
-    admin_link = teacher.get_by_text(re.compile(r"admin=")).first.inner_text().strip()
+    admin_link = show_admin_link(teacher)
     remote_context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
                                          has_touch=True)
     remote = remote_context.new_page()

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from classroom import store
-from tests.conftest import serve_app, wait_for_app
+from tests.conftest import serve_app, show_admin_link, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 QUESTION = "Did you read the notes before class? See WWW.evil.example or Www.x.org"
@@ -47,23 +47,8 @@ def test_the_instructor_sees_a_students_answer_without_reloading(browser, poll_s
     assert _answers_shown(instructor) is None
     # The admin token is not in the page (HTML included) until the instructor asks for the link.
     assert "admin=" not in instructor.content()
-    instructor.get_by_text("Private admin link").click()
-    link = instructor.locator("[data-testid=stCode]", has_text="admin=")
-    # A click that lands while the page reruns (the browser's storage reports the admin record
-    # once the session is created) can be dropped with the button it hit: press again, as an
-    # instructor would.
-    for attempt in range(3):
-        wait_for_app(instructor)
-        show = instructor.get_by_role("button", name="Show the admin link")
-        if show.count():
-            show.click()
-        try:
-            link.wait_for(timeout=15_000)
-            break
-        except Exception:
-            if attempt == 2:
-                raise
-    assert re.search(r"admin=[A-Za-z0-9_\-]{40,}", link.inner_text())
+    link = show_admin_link(instructor)
+    assert re.search(r"admin=[A-Za-z0-9_\-]{40,}", link)
 
     student = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
                                   has_touch=True).new_page()

@@ -100,11 +100,13 @@ def create_poll(question="Did you skip breakfast today?", epsilon: float | None 
     code = param(at, "code")
     assert store.normalise_code(code) == code
     assert not admin_links(at), "the admin link is built only on request"
-    at.button(key="poll_show_admin_link").click().run()
+    at.toggle(key="poll_show_admin_link").set_value(True).run()
     assert_clean(at)
     (link,) = admin_links(at)
     at.run()
-    assert not admin_links(at), "and it is gone at the next click"
+    assert admin_links(at) == [link], "a rerun (the page's own, or a tick) keeps it shown"
+    at.toggle(key="poll_show_admin_link").set_value(False).run()
+    assert not admin_links(at), "and switched off, the page holds no token"
     return at, code, link
 
 

@@ -195,3 +195,19 @@ def admin_or_stop(found: object | None, *, prefix: str, slug: str, admin_key: st
     if not record.get("stored"):  # a token from a link or the box, now known to open it
         admin_store.remember(admin_key, record["code"], record["token"])
         st.rerun()  # app.py draws the storage component before the page: it writes on this rerun
+
+
+def private_admin_link(slug: str, code: str, token: str, key: str) -> None:
+    """The private admin link, inside a panel the instructor does not project.
+
+    A switch, not a button: a button's press lives for one run, and the live page reruns itself
+    when the projector's clicker or a remote acts, so a pressed button's link could vanish before
+    the instructor had copied it (seen in the lecture test). While the switch is off the page
+    builds no token into its HTML."""
+    with st.expander("🔑 Private admin link: do not project"):
+        st.markdown(lessons.section_text(slug, "admin-link"))
+        if st.toggle("Show the admin link", key=key):
+            st.code(ui_poll.page_url(slug, slug, code=code, admin=token), language=None,
+                    wrap_lines=True)
+            st.caption("The token is the long part after admin=. Switch this off before you "
+                       "project this page.")
