@@ -178,12 +178,18 @@ def _eps_label(epsilon: float) -> str:
     return "ln 3" if epsilon == LN3 else number_label(epsilon)
 
 
-def _significant(value: float, digits: int = 3) -> str:
-    """A positive number with `digits` significant digits, never in e-notation."""
-    if value >= 10**digits:
-        return f"{value:,.0f}"
+def _significant(value: float, digits: int = 3, rounding=round) -> str:
+    """A positive number with `digits` significant digits, never in e-notation; `rounding`
+    (math.ceil or math.floor) rounds a bound outwards. The 1e-9 keeps an exact value, such as
+    the odds 3 of a 75% posterior computed as 2.9999999999999996, from moving a digit."""
     decimals = max(0, digits - 1 - math.floor(math.log10(value)))
-    text = f"{value:.{decimals}f}"
+    scaled = value * 10**decimals
+    if rounding is math.ceil:
+        scaled = math.ceil(scaled - 1e-9 * scaled)
+    elif rounding is math.floor:
+        scaled = math.floor(scaled + 1e-9 * scaled)
+    value = round(scaled) / 10**decimals
+    text = f"{value:,.{decimals}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
@@ -202,11 +208,12 @@ def _bound(rounding, probability: float) -> str:
     return rounding(float(probability)).removesuffix("%")
 
 
-def _odds(probability: float) -> str:
-    """Odds in favour, as "1 to 49" or "99 to 1"."""
+def _odds(probability: float, at_most: bool = False) -> str:
+    """Odds in favour, as "1 to 49" or "99 to 1". As an upper bound (`at_most`) they are
+    rounded up: the 1-to-x form's x down, the x-to-1 form's x up."""
     if probability <= 0.5:
-        return f"1 to {_significant((1 - probability) / probability)}"
-    return f"{_significant(probability / (1 - probability))} to 1"
+        return f"1 to {_significant((1 - probability) / probability, rounding=math.floor if at_most else round)}"
+    return f"{_significant(probability / (1 - probability), rounding=math.ceil if at_most else round)} to 1"
 
 
 def _bayes_example(prior: float, epsilon: float) -> None:
@@ -224,7 +231,7 @@ def _bayes_view(prior: float, epsilon: float):
         # bounds are rounded outwards (an "at most" up, an "at least" down)
         "prior_pct": _percent(prior), "upper_pct": _bound(percent_at_most, high),
         "lower_pct": _bound(percent_at_least, low),
-        "e_eps": _tex_number(math.exp(epsilon)), "prior_odds": _odds(prior), "post_odds": _odds(high),
+        "e_eps": _tex_number(math.exp(epsilon)), "prior_odds": _odds(prior), "post_odds": _odds(high, at_most=True),
         "eps_label": _eps_label(epsilon), "simple_lower_pct": _bound(percent_at_least, simple_low),
         "simple_upper_pct": "100" if simple_high >= 1 else _bound(percent_at_most, simple_high),
     }

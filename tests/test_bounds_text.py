@@ -368,6 +368,10 @@ def test_definition_posterior_bounds_round_outwards(prior, epsilon):
     assert_at_least(loose.group(1) + "%", p * math.exp(-eps))
     if p * math.exp(eps) < 1:
         assert_at_most(loose.group(2) + "%", p * math.exp(eps))
+    # "giving at most x to 1" (or "1 to x"): odds in favour no lower than the prior odds · e^ε
+    stated = re.search(r"giving at most (\d[\d,]*(?:\.\d+)?) to (\d[\d,]*(?:\.\d+)?)", text)
+    in_favour, against = (float(group.replace(",", "")) for group in stated.groups())
+    assert in_favour / against >= high
 
 
 @pytest.mark.parametrize(("epsilon", "delta"), [("1", "0"), ("0.01", "0"), ("10", "1e-06"),
