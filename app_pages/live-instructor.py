@@ -202,7 +202,8 @@ def project_quiz(question: live.Question) -> None:
         if question.show_votes or question.revealed:
             figure = votes_figure(len(question.options), tally,
                                   question.answer if question.revealed else None)
-            chart(figure.update_layout(height=PROJECTED_CHART_HEIGHT) if PROJECTING else figure)
+            chart(figure.update_layout(height=PROJECTED_CHART_HEIGHT) if PROJECTING else figure,
+                  projected=PROJECTING)
         else:
             lessons.render(SLUG, "votes-hidden")
         if question.revealed and question.explanation:
@@ -233,7 +234,8 @@ def project_game(question: live.Question) -> None:
         lessons.render(SLUG, "votes-hidden")
         return
     point = (result.fpr, result.tpr) if result.guesses and result.dealt_in and result.dealt_out else None
-    chart(game_figure(eps, game.bound_curves(eps), game.laplace_curve(eps), point, result.n))
+    chart(game_figure(eps, game.bound_curves(eps), game.laplace_curve(eps), point, result.n),
+          projected=PROJECTING)
     if point is None:
         lessons.render(SLUG, "game-none")
         return
@@ -273,7 +275,7 @@ def project_poll(question: live.Question) -> None:
     if randomized:
         running = rr_running_estimates(randomized, poll.epsilon)
         ui_poll.estimate_metric(running)
-        chart(estimate_figure(running, ui_poll.epsilon_label(poll)))
+        chart(estimate_figure(running, ui_poll.epsilon_label(poll)), projected=PROJECTING)
     st.page_link(f"app_pages/{ui_poll.INSTRUCTOR_SLUG}.py", icon="📊",
                  label=f"Open poll {poll.code}'s controls", query_params={"code": poll.code})
 

@@ -59,3 +59,19 @@ def test_string_literals_in_page_code_have_no_control_characters(path):
     literals = [node.value for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                 if isinstance(node, ast.Constant) and isinstance(node.value, str)]
     assert not [bad for text in literals for bad in _bad(text)], path.name
+
+
+# A quiz is also asked on the phones and the projector of a live class, where there is no
+# demo "below" or "above" it: an explanation names the demo it points to instead.
+POSITIONAL = re.compile(r"\b(demo|chart|slider|sliders|table|figure)s? (below|above)\b|\b(below|above) (this|the) "
+                        r"(demo|chart|quiz)", re.IGNORECASE)
+
+
+def test_quiz_explanations_point_to_demos_by_name_not_by_place():
+    paths = sorted((ROOT / "lessons").glob("*.quiz.toml"))
+    quizzes = [(path.name, entry) for path in paths
+               for entry in tomllib.loads(path.read_text(encoding="utf-8"))["quiz"]]
+    assert len(quizzes) > 20
+    for name, entry in quizzes:
+        for field in ("question", "explanation"):
+            assert not POSITIONAL.search(entry[field]), (name, entry["id"], field)

@@ -394,12 +394,15 @@ def for_projector(figure: go.Figure) -> go.Figure:
     return for_screens(figure, presenter=True)
 
 
-def chart(figure: go.Figure, caption: str | None = None, **kwargs) -> None:
-    """Render a chart full width, followed by its text caption (hidden in presenter mode)."""
+def chart(figure: go.Figure, caption: str | None = None, *, projected: bool = False, **kwargs) -> None:
+    """Render a chart full width, followed by its text caption (hidden in presenter mode).
+
+    `projected` draws it as presenter mode would on a page that is projected without it (the
+    live class's projector view)."""
     kwargs.setdefault("width", "stretch")
     # Streamlit's own chart theme would override our axis fonts with small ones.
     kwargs.setdefault("theme", None)
-    presenting = presenter_mode()
+    presenting = projected or presenter_mode()
     if presenting:
         kwargs.setdefault("config", {"displayModeBar": False})
     st.plotly_chart(for_screens(figure, presenter=presenting), **kwargs)

@@ -41,9 +41,12 @@ def votes_figure(n_options: int, tally: dict[int, list[int]], answer: int | None
             x=letters, y=share.tolist(), name=f"round {r} ({int(total)} vote{'s' if total != 1 else ''})",
             marker={"color": colour, "pattern": {"shape": ROUND_PATTERNS[(r - 1) % 2]},
                     "line": {"color": colour, "width": 1}},
-            text=[f"{s:.0f}% ({int(c)})" for s, c in zip(share, counts, strict=True)],
-            textposition="outside", cliponaxis=False,
-            hovertemplate="option %{x}<br>%{y:.0f}% of round " + str(r) + "<extra></extra>"))
+            # The share alone, at the chart's own type size: "67% (2)" beside a neighbour's
+            # label ran into it, and Plotly shrank it to the bar's width, unreadable from the
+            # back row. The counts are in the legend (each round's total) and the hover.
+            text=[f"{s:.0f}%" for s in share], textposition="outside", cliponaxis=False,
+            constraintext="none", customdata=counts.astype(int).tolist(),
+            hovertemplate="option %{x}<br>%{y:.0f}% of round " + str(r) + " (%{customdata})<extra></extra>"))
     fig.add_traces(traces)
     if answer is not None:
         ticks = [f"<b>{letter} ✓</b>" if i == answer else letter for i, letter in enumerate(letters)]
