@@ -146,6 +146,10 @@ def shown_deal(question: live.Question) -> game.Deal:
     recorded = st.session_state.setdefault(DEALS_KEY, set())
     if question.revealed or question.id in recorded:
         return live.deal_for(question, device)
+    # The count is drawn from the device id: recorded, it fixes the id, as an answer does. A
+    # stand-in id replaced by a late report would show the phone a second count and deal it
+    # twice (two phones on the projector, one of them silent).
+    ui_live.answering()
     with ui_live.database_guard():
         dealt = live.record_deal(ui_live.engine(), question, device)
     recorded.add(question.id)

@@ -286,6 +286,36 @@ def test_the_game_deals_counts_and_plots_the_class_against_the_bound(engine):
     assert "You stayed silent, which counts as **Out" in flat(phones[9])
 
 
+def test_a_dealt_count_fixes_a_stand_in_device_id(engine):
+    # A phone whose browser had not reported its stored id yet answers under a stand-in the
+    # server made (provisional: a late report replaces it). Being dealt a count is an answer:
+    # the count is drawn from the id, so a replaced id would show the phone a second count and
+    # deal it twice. From the deal on, the id is final, and the browser is asked to keep it.
+    teacher, code = start()
+    click(teacher, "live_push_game")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params.update({"code": code})
+    # the browser has not reported for as long as the page waits (AppTest runs no JavaScript)
+    at.session_state[ui_live.DEVICE_WAIT_KEY] = ui_live.DEVICE_WAIT_TICKS
+    at.switch_page(JOIN.script)
+    at.run()
+    assert_clean(at)
+    assert "The released count your phone was dealt" in flat(at)
+    stand_in = at.session_state[ui_live.IDENTITY_KEY]
+    assert at.session_state[ui_live.STAND_IN_KEY] and not at.session_state[ui_live.PROVISIONAL_KEY]
+    at.run()
+    (store_component,) = [c for c in at.get("bidi_component") if "dplab_live_device" in str(c.proto)]
+    assert '"keep": true' in str(store_component.proto).replace("\\", "")
+    # The browser's own id, reported late (before it adopts the stand-in): not a claim to be
+    # another device; the vote counts, under the id the count was dealt to.
+    at.session_state[ui_live.DEVICE_KEY] = {"device": {"id": PHONE_A, "kept": True}}
+    vote_buttons(at)[0].click().run()
+    assert "Your vote is in" in flat(at), flat(at)
+    assert at.session_state[ui_live.IDENTITY_KEY] == stand_in
+    result = live.game_result(engine, live.view(engine, live.find_session(engine, code).id).question.id)
+    assert (result.n, result.guesses) == (1, 1)
+
+
 def test_the_game_s_epsilon_has_the_odds_panel_of_every_epsilon_control():
     teacher, _ = start()
     icons = {}

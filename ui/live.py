@@ -80,6 +80,10 @@ plain = ui_poll.plain
 # second tab of the same browser is the same device, and reports it to the server (once per
 # page, and again only if it differs from what the server already knows). A browser that
 # refuses storage reports kept = false; the session then gets a server-made id of its own.
+# A browser whose report came too late (the session had already answered under a server-made
+# id: data.keep) stores that id instead of its own and reports it, so that its next vote, its
+# reload and its second tab agree with what it answered as, instead of being refused as
+# another device.
 _DEVICE_JS = """
 export default function (component) {
   const { setStateValue, data } = component;
@@ -100,7 +104,18 @@ export default function (component) {
     id = null;
     kept = false;
   }
-  if (!data || data.known !== id || !kept) {
+  let adopted = false;
+  if (data && data.keep && shape.test(data.known || "") && id !== data.known) {
+    try {
+      window.localStorage.setItem(KEY, data.known);
+      id = data.known;
+      kept = window.localStorage.getItem(KEY) === id;
+      adopted = true;
+    } catch (error) {
+      // no storage: the server's id lives in this session only, as before
+    }
+  }
+  if (!data || data.known !== id || !kept || adopted) {
     setStateValue("device", { id: id, kept: kept });
   }
 }
@@ -114,6 +129,10 @@ IDENTITY_KEY = "live_device_id"
 # True while the session's identity is one the server made because the browser had not reported
 # its own yet (a slow phone): until the session answers, a late report replaces it.
 PROVISIONAL_KEY = "live_device_provisional"
+# True while the identity is a stand-in the server made for a browser that had not reported yet.
+# Once final (it answered), the browser is asked to keep it (_DEVICE_JS, data.keep); until it
+# has, its late report of its own id is not a claim to be another device.
+STAND_IN_KEY = "live_device_stand_in"
 # Links made before issue 25 carried the device id (dev=). A link travels: whoever opens a copied
 # one would inherit the sender's votes. So the parameter is never read, and leaves the address.
 OLD_DEVICE_PARAM = "dev"
@@ -126,7 +145,9 @@ def _reported(value) -> dict | None:
 
 def _report() -> dict | None:
     known = st.session_state.get(IDENTITY_KEY)
-    result = _device_component(key=DEVICE_KEY, data={"known": known}, default={"device": None},
+    final = known is not None and not st.session_state.get(PROVISIONAL_KEY, False)
+    result = _device_component(key=DEVICE_KEY, data={"known": known, "keep": final},
+                               default={"device": None},
                                on_device_change=lambda: None, width="stretch", height="content")
     return _reported(result)
 
@@ -153,12 +174,13 @@ def device_id(*, settle: bool = False) -> str | None:
     pinned = st.session_state.get(IDENTITY_KEY)
     if _usable(reported) and (pinned is None or st.session_state.get(PROVISIONAL_KEY)):
         pinned = _usable(reported)
-        st.session_state[PROVISIONAL_KEY] = False
+        st.session_state[PROVISIONAL_KEY] = st.session_state[STAND_IN_KEY] = False
     elif pinned is None:
         if not (reported or settle or st.session_state.get(DEVICE_WAIT_KEY, 0) >= DEVICE_WAIT_TICKS):
             return None
         pinned = live.new_device_id()  # no storage, or no report yet: this session only
         st.session_state[PROVISIONAL_KEY] = not reported  # a late report may still replace it
+        st.session_state[STAND_IN_KEY] = not reported
     st.session_state[IDENTITY_KEY] = pinned
     return pinned
 
@@ -179,7 +201,9 @@ def claims_another_device() -> bool:
     reported = _usable(_reported(st.session_state.get(DEVICE_KEY)))
     if reported and st.session_state.get(PROVISIONAL_KEY):  # a slow browser's first report
         st.session_state[IDENTITY_KEY] = pinned = reported
-        st.session_state[PROVISIONAL_KEY] = False
+        st.session_state[PROVISIONAL_KEY] = st.session_state[STAND_IN_KEY] = False
+    elif st.session_state.get(STAND_IN_KEY):  # a late report, before the browser adopts ours
+        reported = None
     claims = {reported, st.query_params.get(OLD_DEVICE_PARAM)} - {None}
     return any(claim != pinned for claim in claims)
 
