@@ -884,6 +884,14 @@ async def report_device(phone: Session, device: str) -> float:
     return await phone._run(message)
 
 
+async def join_phone(port: int, code: str, i: int) -> Session:
+    """A phone that opened the join page and reported its browser's device id."""
+    phone = Session(port, "live-join", query={"code": code})
+    await phone.open()
+    await report_device(phone, f"bench-phone-{i:06d}-{secrets.token_hex(4)}")
+    return phone
+
+
 async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
                    per_second: float, follow_seconds: float | None = None,
                    replicas: int = 1) -> dict:
@@ -925,21 +933,15 @@ async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
             teacher = Session(ports[0], "live-instructor", query={"code": session.code, "admin": token})
             await teacher.open()
             teacher.query.pop("admin")  # the page takes it out of the address at once
-            crowd = [Session(ports[i % replicas], "live-join",
-                             query={"code": session.code})
-                     for i in range(phones)]
-
-            async def open_one(i: int, phone: Session) -> float | None:
+            async def open_one(i: int) -> Session | None:
                 await asyncio.sleep(i / per_second)
                 try:
-                    opened = await phone.open()
-                    return opened + await report_device(phone, f"bench-phone-{i:06d}-{secrets.token_hex(4)}")
+                    return await join_phone(ports[i % replicas], session.code, i)
                 except Exception as error:  # noqa: BLE001
                     errors.append(f"open: {type(error).__name__}: {error}")
                     return None
 
-            opened = await asyncio.gather(*(open_one(i, phone) for i, phone in enumerate(crowd)))
-            crowd = [phone for phone, t in zip(crowd, opened, strict=True) if t is not None]
+            crowd = [phone for phone in await asyncio.gather(*map(open_one, range(phones))) if phone]
             base_rss = sum(map(rss_mb, pids))
             stop = asyncio.Event()
             ticks: list[tuple[float, float]] = []
@@ -1160,14 +1162,6 @@ async def _lecture_laptop(laptop: Session, lecture: Lecture, stop: asyncio.Event
         while next_at < time.monotonic():
             next_at += MOVE_EVERY
             lecture.skipped["laptop"] += 1
-
-
-async def join_phone(port: int, code: str, i: int) -> Session:
-    """A phone that opened the join page and reported its browser's device id."""
-    phone = Session(port, "live-join", query={"code": code})
-    await phone.open()
-    await report_device(phone, f"bench-phone-{i:06d}-{secrets.token_hex(4)}")
-    return phone
 
 
 async def lecture_run(phones: int, voters: int, laptops: int, lesson: str, pushes: int,
