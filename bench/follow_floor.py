@@ -1,6 +1,6 @@
 """What a following phone's tick costs at the least: Streamlit's floor for a fragment rerun.
 
-    python bench/follow_floor.py [--sessions 150] [--seconds 15] [--browser]
+    python bench/follow_floor.py [--sessions 150] [--seconds 15] [--browser | --route]
 
 A tiny app (written to a temporary folder, with the repo's .streamlit/config.toml) holds one
 fragment with run_every=2 s that draws, depending on ?mode=: nothing (`empty`), one st.info
@@ -14,6 +14,12 @@ on the server every tick can save.
 drawing; the report says what the page shows after that no-op tick. (In Streamlit 1.67 the
 fragment's earlier elements are cleared: a follow that skips drawing when nothing changed
 leaves the phone blank.)
+
+`--route`: what the alternative would cost, a follow that asks a small HTTP route for the
+session's version and reruns nothing while it has not moved. A tiny `st.App` (Streamlit 1.67:
+`streamlit run` of a file defining `app = st.App(page, routes=[...])` serves it through
+Starlette and uvicorn) with one route answering a constant; `--sessions` keep-alive clients
+each ask it every 2 s; the server's CPU time per request.
 
 Loopback only; bounded in count and time.
 """
@@ -79,8 +85,24 @@ st.caption("below the fragment")
 '''
 
 
-def serve(folder: Path, source: str):
+ROUTE_APP = '''
+import streamlit as st
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+
+
+async def version(request):
+    return PlainTextResponse("7", headers={"Cache-Control": "no-store"})
+
+
+app = st.App("page.py", routes=[Route("/live/version/{code}", version)])
+'''
+
+
+def serve(folder: Path, source: str, page: str | None = None):
     (folder / "app.py").write_text(source)
+    if page is not None:
+        (folder / "page.py").write_text(page)
     shutil.copytree(ROOT / ".streamlit", folder / ".streamlit", dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("secrets.toml"))
     port = free_port()
@@ -134,6 +156,49 @@ def floor(count: int, seconds: float) -> None:
             server.wait(timeout=20)
 
 
+async def route_cost(port: int, pid: int, count: int, seconds: float) -> tuple[float, float]:
+    """Server CPU (cores) and CPU per request (s) of `count` clients asking every 2 s."""
+    settle, answered = 4.0, []
+    stop_at = time.monotonic() + settle + seconds
+
+    async def phone() -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        await asyncio.sleep(random.uniform(0, 2))
+        while time.monotonic() < stop_at:
+            writer.write(f"GET /live/version/ABC123 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+            await writer.drain()
+            head = (await reader.readuntil(b"\r\n\r\n")).decode().lower().split("\r\n")
+            length = next(int(line.split(":")[1]) for line in head if line.startswith("content-length"))
+            if await reader.readexactly(length) != b"7":
+                raise RuntimeError("the version route answered something else")
+            answered.append(time.monotonic())
+            await asyncio.sleep(2)
+        writer.close()
+
+    tasks = [asyncio.create_task(phone()) for _ in range(count)]
+    await asyncio.sleep(settle)
+    cpu0, wall0, answered0 = cpu_seconds(pid), time.monotonic(), len(answered)
+    await asyncio.sleep(seconds)
+    wall, used = time.monotonic() - wall0, cpu_seconds(pid) - cpu0
+    requests = len(answered) - answered0
+    await asyncio.gather(*tasks)
+    return used / wall, used / max(1, requests)
+
+
+def route(count: int, seconds: float) -> None:
+    with tempfile.TemporaryDirectory(prefix="dplab-route.") as folder:
+        server, port = serve(Path(folder), ROUTE_APP, page="import streamlit as st\nst.write('page')\n")
+        try:
+            print(f"{count} clients asking an st.App route for a version every 2 s, {seconds:g} s, twice")
+            for _ in range(2):
+                cores, per_request = asyncio.run(route_cost(port, server.pid, count, seconds))
+                print(f"server CPU {cores:.2f}c, {1000 * per_request:.2f} ms per request, "
+                      f"load average {os.getloadavg()[0]:.1f}")
+        finally:
+            server.terminate()
+            server.wait(timeout=20)
+
+
 def no_op_in_chromium() -> None:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
@@ -167,9 +232,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--browser", action="store_true",
                         help="only: what Chromium shows after a fragment run that draws nothing")
+    parser.add_argument("--route", action="store_true",
+                        help="only: the cost of asking an st.App route for the version instead")
     args = parser.parse_args()
     if args.browser:
         no_op_in_chromium()
+    elif args.route:
+        route(args.sessions, args.seconds)
     else:
         floor(args.sessions, args.seconds)
 
