@@ -17,8 +17,8 @@ leaves the phone blank.)
 
 `--route`: what the alternative would cost, a follow that asks a small HTTP route for the
 session's version and reruns nothing while it has not moved. A tiny `st.App` (Streamlit 1.67:
-`streamlit run` of a file defining `app = st.App(page, routes=[...])` serves it through
-Starlette and uvicorn) with one route answering a constant; `--sessions` keep-alive clients
+`streamlit run` of a file defining `app = st.App(page, routes=[...])` serves the page and the
+routes) with one route answering a constant; `--sessions` keep-alive clients
 each ask it every 2 s; the server's CPU time per request.
 
 Loopback only; bounded in count and time.
