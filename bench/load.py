@@ -6,6 +6,8 @@
     python bench/load.py single [--moves 15]
     python bench/load.py validate [slug ...]
     python bench/load.py live  [--phones 300] [--idle-seconds 20] [--vote-seconds 20]
+    python bench/load.py lecture [--phones 300] [--voters 250] [--laptops 60] [--pushes 3]
+                               [--push-every 60] [--vote-within 20] [--lesson randomized-response]
 
 Each session is a lightweight websocket client speaking Streamlit's own protocol (protobuf
 BackMsg / ForwardMsg over ws://127.0.0.1:PORT/_stcore/stream), not a browser: 200 Chromium
@@ -47,6 +49,16 @@ while the phones wait, the publish-to-phone latency of a quiz pushed through the
 is half a second old), and, with every phone voting once within `--vote-seconds`, tap-to-
 confirmed and tap-to-projector latency. The client does not run the page's JavaScript, so a
 phone sends its device id as the browser's device component would (report_device).
+
+`lecture`: all of a lecture at once, on one server process. The phones join and follow
+while only the projector (the instructor page's view=projector) is open: the server's CPU
+then is the idle phones' cost. Then `--laptops` sessions move the lesson's main slider every
+2 s, and the instructor pushes `--pushes` quizzes `--push-every` s apart (through the
+database, as another replica would: the worst case); after each, `--voters` phones tap an
+option at a random moment within `--vote-within` s. Reports push → phone shows it, vote →
+projector count, slider move → reply (p95 each), the idle phones' CPU, errors and skipped
+beats (a tick or move still running when the next was due). A quick check:
+`lecture --phones 60 --voters 50 --laptops 12 --pushes 2 --push-every 30`.
 
 Loopback only; every loop is bounded in count and in time.
 """
@@ -872,6 +884,14 @@ async def report_device(phone: Session, device: str) -> float:
     return await phone._run(message)
 
 
+async def join_phone(port: int, code: str, i: int) -> Session:
+    """A phone that opened the join page and reported its browser's device id."""
+    phone = Session(port, "live-join", query={"code": code})
+    await phone.open()
+    await report_device(phone, f"bench-phone-{i:06d}-{secrets.token_hex(4)}")
+    return phone
+
+
 async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
                    per_second: float, follow_seconds: float | None = None,
                    replicas: int = 1) -> dict:
@@ -913,21 +933,15 @@ async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
             teacher = Session(ports[0], "live-instructor", query={"code": session.code, "admin": token})
             await teacher.open()
             teacher.query.pop("admin")  # the page takes it out of the address at once
-            crowd = [Session(ports[i % replicas], "live-join",
-                             query={"code": session.code})
-                     for i in range(phones)]
-
-            async def open_one(i: int, phone: Session) -> float | None:
+            async def open_one(i: int) -> Session | None:
                 await asyncio.sleep(i / per_second)
                 try:
-                    opened = await phone.open()
-                    return opened + await report_device(phone, f"bench-phone-{i:06d}-{secrets.token_hex(4)}")
+                    return await join_phone(ports[i % replicas], session.code, i)
                 except Exception as error:  # noqa: BLE001
                     errors.append(f"open: {type(error).__name__}: {error}")
                     return None
 
-            opened = await asyncio.gather(*(open_one(i, phone) for i, phone in enumerate(crowd)))
-            crowd = [phone for phone, t in zip(crowd, opened, strict=True) if t is not None]
+            crowd = [phone for phone in await asyncio.gather(*map(open_one, range(phones))) if phone]
             base_rss = sum(map(rss_mb, pids))
             stop = asyncio.Event()
             ticks: list[tuple[float, float]] = []
@@ -1032,6 +1046,283 @@ def print_live(result: dict) -> None:
           f"{p(latency, 0.95):.0f} ms; tap → on the projector p50 {p(projector, 0.5) / 1000:.2f} s, "
           f"p95 {p(projector, 0.95) / 1000:.2f} s; server CPU {result['vote_cpu']:.2f} of a core")
     for error in result["errors"][:5]:
+        print(f"  error: {error}")
+
+
+# ── A lecture: the live class and the lesson at once, on one process ──────────────────────────
+
+_PUSHED = re.compile(re.escape(LIVE_MARKER) + r" #(\d+)")
+
+
+@dataclass
+class Lecture:
+    """What a lecture's clients share: when each question was pushed, and what they measured."""
+    vote_within: float
+    pushes: list[float] = field(default_factory=list)  # monotonic time of push k
+    seen: list[float] = field(default_factory=list)  # push → a phone shows it, seconds
+    votes: list[tuple[int, float, float, bool]] = field(default_factory=list)  # push, sent, done, confirmed
+    shown: list[tuple[float, int, int]] = field(default_factory=list)  # projector: time, push, count
+    ticks: list[tuple[float, float]] = field(default_factory=list)  # phone ticks: started, seconds
+    moves: list[float] = field(default_factory=list)  # laptop slider move → reply, seconds
+    skipped: dict[str, int] = field(default_factory=lambda: {"phone": 0, "laptop": 0})
+    errors: list[str] = field(default_factory=list)
+
+
+def _current_vote_buttons(phone: Session) -> list[str]:
+    return sorted(wid for wid, w in phone.widgets.items() if w.kind == "button" and "live_vote_" in wid)
+
+
+async def _lecture_phone(phone: Session, voter: bool, lecture: Lecture, stop: asyncio.Event) -> None:
+    """One phone: ticks its follow fragment every run_every seconds (from a random phase,
+    skipping a beat while a run is still going, as the browser does). A voter taps an option
+    once per question, at its own random moment within `vote_within` s of the push (or as soon
+    as the question shows, if it shows later)."""
+    fragment = next(iter(phone.fragments))
+    every = phone.fragments[fragment]
+    next_at = time.monotonic() + random.uniform(0, every)
+    shown_push = voted = -1
+    offsets: dict[int, float] = {}
+    while not stop.is_set():
+        k = len(lecture.pushes) - 1
+        vote_due = None
+        if voter and k >= 0 and shown_push == k and voted < k:
+            vote_due = lecture.pushes[k] + offsets.setdefault(k, random.uniform(0, lecture.vote_within))
+        wake = min(next_at, vote_due) if vote_due is not None else next_at
+        if wake > time.monotonic():
+            try:
+                await asyncio.wait_for(stop.wait(), wake - time.monotonic())
+                return
+            except TimeoutError:
+                pass
+        try:
+            if vote_due is not None and time.monotonic() >= vote_due:
+                voted = k
+                buttons = _current_vote_buttons(phone)
+                if not buttons:
+                    lecture.errors.append(f"phone: no vote button for push {k}")
+                    continue
+                sent = time.monotonic()
+                await phone.rerun_fragment(fragment, clicked=random.choice(buttons))
+                lecture.votes.append((k, sent, time.monotonic(),
+                                      any("Your vote is in" in t for t in phone.texts)))
+                continue
+            for wid in _current_vote_buttons(phone):  # a tick draws the current question's anew
+                del phone.widgets[wid]
+            started = time.monotonic()
+            lecture.ticks.append((started, await phone.rerun_fragment(fragment)))
+            pushed = [int(m.group(1)) for t in phone.texts for m in [_PUSHED.search(t)] if m]
+            if pushed and pushed[0] > shown_push:
+                shown_push = pushed[0]
+                lecture.seen.append(time.monotonic() - lecture.pushes[shown_push])
+        except Exception as error:  # noqa: BLE001 (every failure is reported, none is fatal)
+            lecture.errors.append(f"phone: {type(error).__name__}: {error}")
+            return
+        next_at += every
+        while next_at < time.monotonic():
+            next_at += every
+            lecture.skipped["phone"] += 1
+
+
+async def _lecture_projector(teacher: Session, lecture: Lecture, stop: asyncio.Event) -> None:
+    """The projector's fragment every run_every seconds: which push it shows, and its count."""
+    fragment = next(iter(teacher.fragments))
+    every = teacher.fragments[fragment]
+    while not stop.is_set():
+        try:
+            await teacher.rerun_fragment(fragment)
+        except Exception as error:  # noqa: BLE001
+            lecture.errors.append(f"projector: {type(error).__name__}: {error}")
+            return
+        pushed = [int(m.group(1)) for t in teacher.texts for m in [_PUSHED.search(t)] if m]
+        counts = [int(m.group(1)) for t in teacher.texts for m in [_VOTES_SHOWN.search(t)] if m]
+        if pushed and counts:
+            lecture.shown.append((time.monotonic(), pushed[0], counts[0]))
+        try:
+            await asyncio.wait_for(stop.wait(), every)
+        except TimeoutError:
+            pass
+
+
+async def _lecture_laptop(laptop: Session, lecture: Lecture, stop: asyncio.Event) -> None:
+    """One laptop: a move of the lesson's main slider every MOVE_EVERY s until the end."""
+    next_at = time.monotonic() + random.uniform(0, MOVE_EVERY)
+    while not stop.is_set():
+        if next_at > time.monotonic():
+            try:
+                await asyncio.wait_for(stop.wait(), next_at - time.monotonic())
+                return
+            except TimeoutError:
+                pass
+        try:
+            lecture.moves.append(await laptop.move())
+        except Exception as error:  # noqa: BLE001
+            lecture.errors.append(f"laptop {laptop.slug}: {type(error).__name__}: {error}")
+            return
+        next_at += MOVE_EVERY
+        while next_at < time.monotonic():
+            next_at += MOVE_EVERY
+            lecture.skipped["laptop"] += 1
+
+
+async def lecture_run(phones: int, voters: int, laptops: int, lesson: str, pushes: int,
+                      push_every: float, vote_within: float, idle_seconds: float,
+                      per_second: float) -> dict:
+    """One server process: `phones` phones follow a live session while only the projector is
+    open (idle CPU), then `laptops` sessions move `lesson`'s slider every MOVE_EVERY s while the
+    instructor pushes `pushes` quizzes `push_every` s apart and `voters` phones vote within
+    `vote_within` s of each. Pushes go through the database, as from another replica: this
+    process sees each within its cache's half second (the worst case)."""
+    from classroom import live, store
+
+    lecture = Lecture(vote_within)
+    with tempfile.TemporaryDirectory(prefix="dplab-lecture.") as scratch:
+        url = os.environ.get("DPLAB_DATABASE_URL") or f"sqlite:///{scratch}/live.sqlite3"
+        os.environ["DPLAB_DATABASE_URL"] = url  # the server inherits it
+        engine = store.make_engine(url)
+        live.ensure_schema(engine)
+        session, token = live.create_session(engine, class_size=store.CLASS_SIZE_MAX)
+        with streamlit_server() as (pid, port):
+            await pages_with_sliders(port, only=[lesson])  # warm the lesson, as a rehearsal would
+            teacher = Session(port, "live-instructor",
+                              query={"code": session.code, "admin": token, "view": "projector"})
+            await teacher.open()
+            teacher.query.pop("admin", None)  # the page takes it out of the address at once
+
+            async def open_phone(i: int) -> Session | None:
+                await asyncio.sleep(i / per_second)
+                try:
+                    return await join_phone(port, session.code, i)
+                except Exception as error:  # noqa: BLE001
+                    lecture.errors.append(f"open phone: {type(error).__name__}: {error}")
+                    return None
+
+            crowd = [p for p in await asyncio.gather(*map(open_phone, range(phones))) if p]
+            following = [p for p in crowd if p.fragments]
+            lecture.errors += ["phone: no follow fragment"] * (len(crowd) - len(following))
+            voting = set(map(id, random.sample(following, min(voters, len(following)))))
+            stop = asyncio.Event()
+            tasks = [asyncio.create_task(_lecture_phone(p, id(p) in voting, lecture, stop))
+                     for p in following]
+            tasks.append(asyncio.create_task(_lecture_projector(teacher, lecture, stop)))
+            await asyncio.sleep(5)  # every phone has ticked at least twice: the idle state
+            cpu0, wall0, ticks0 = cpu_seconds(pid), time.monotonic(), len(lecture.ticks)
+            load0, client0 = os.getloadavg()[0], time.process_time()
+            await asyncio.sleep(idle_seconds)
+            idle_wall = time.monotonic() - wall0
+            idle_client = (time.process_time() - client0) / idle_wall
+            idle_cpu = (cpu_seconds(pid) - cpu0) / idle_wall
+            idle_ticks = [s for _, s in lecture.ticks[ticks0:]]
+            idle_load = (load0 + os.getloadavg()[0]) / 2
+            idle_rss = rss_mb(pid)
+
+            async def open_laptop(i: int) -> Session | None:
+                await asyncio.sleep(i / per_second)  # a class opens the lesson over a few seconds
+                laptop = Session(port, lesson)
+                try:
+                    await laptop.open()
+                    return laptop
+                except Exception as error:  # noqa: BLE001
+                    lecture.errors.append(f"open laptop: {type(error).__name__}: {error}")
+                    return None
+
+            desks = [d for d in await asyncio.gather(*map(open_laptop, range(laptops))) if d]
+            tasks += [asyncio.create_task(_lecture_laptop(d, lecture, stop)) for d in desks]
+            await asyncio.sleep(2 * MOVE_EVERY)  # every laptop is moving
+            cpu0, wall0, load0 = cpu_seconds(pid), time.monotonic(), os.getloadavg()[0]
+            client0 = time.process_time()
+            question_ids: list[int] = []
+            for k in range(pushes):
+                if k:
+                    await asyncio.sleep(max(0.0, lecture.pushes[-1] + push_every - time.monotonic()))
+                question_ids.append(live.push_quiz(
+                    engine, session.id, f"bench/lecture-{k}", f"{LIVE_MARKER} #{k}: which option?",
+                    ["first", "second", "third", "fourth"], 0, "Because.").id)
+                lecture.pushes.append(time.monotonic())
+            # The last push's votes (phones that see it late vote late), bounded; then the
+            # projector catches up.
+            deadline = time.monotonic() + vote_within + 60
+            while (sum(k == pushes - 1 for k, *_ in lecture.votes) < len(voting)
+                   and time.monotonic() < deadline):
+                await asyncio.sleep(0.5)
+            await asyncio.sleep(3)
+            busy_wall = time.monotonic() - wall0
+            busy_cpu = (cpu_seconds(pid) - cpu0) / busy_wall
+            busy_client = (time.process_time() - client0) / busy_wall
+            busy_load = (load0 + os.getloadavg()[0]) / 2
+            busy_rss = rss_mb(pid)
+            stop.set()
+            await asyncio.gather(*tasks)
+            await asyncio.gather(teacher.close(), *(p.close() for p in crowd),
+                                 *(d.close() for d in desks))
+        stored = [live.vote_count(engine, question_id, 1) for question_id in question_ids]
+        engine.dispose()
+    return {"lecture": lecture, "phones": len(following), "asked": phones, "voters": len(voting),
+            "laptops": len(desks), "lesson": lesson, "push_every": push_every,
+            "follow_every": following[0].fragments[next(iter(following[0].fragments))] if following else math.nan,
+            "idle_seconds": idle_wall, "idle_cpu": idle_cpu, "idle_ticks": idle_ticks,
+            "idle_load": idle_load, "idle_rss": idle_rss, "busy_seconds": busy_wall,
+            "busy_cpu": busy_cpu, "busy_load": busy_load, "busy_rss": busy_rss, "stored": stored,
+            "idle_client": idle_client, "busy_client": busy_client}
+
+
+def vote_to_projector(votes: list[tuple[int, float, float, bool]],
+                      shown: list[tuple[float, int, int]]) -> tuple[list[float], int]:
+    """Per push, the k-th vote to finish is on the projector once it shows ≥ k votes for that
+    push: seconds from its tap. Also returns how many votes the projector never showed."""
+    delays, missing = [], 0
+    for push in sorted({k for k, *_ in votes}):
+        mine = sorted((v for v in votes if v[0] == push), key=lambda v: v[2])
+        counts = [(t, n) for t, k, n in shown if k == push]
+        for rank, (_, sent, _done, _ok) in enumerate(mine, start=1):
+            when = next((t for t, n in counts if n >= rank and t >= sent), None)
+            if when is None:
+                missing += 1
+            else:
+                delays.append(when - sent)
+    return delays, missing
+
+
+def print_lecture(result: dict) -> None:
+    lecture: Lecture = result["lecture"]
+
+    def p95(values: list[float]) -> str:
+        return f"{percentile(values, 0.95):.2f} s" if values else "none"
+
+    to_projector, missing = vote_to_projector(lecture.votes, lecture.shown)
+    pushes = len(lecture.pushes)
+    confirmed = sum(ok for *_, ok in lecture.votes)
+    rate = len(result["idle_ticks"]) / result["idle_seconds"]
+    print(f"Lecture on one server process: {result['phones']} of {result['asked']} phones follow "
+          f"(a tick every {result['follow_every']:g} s), {result['voters']} of them vote on each "
+          f"of {pushes} pushes {result['push_every']:g} s apart (within {lecture.vote_within:g} s); "
+          f"{result['laptops']} laptops move {result['lesson']}'s slider every {MOVE_EVERY:g} s; "
+          f"the projector is open (view=projector).")
+    print(f"{'figure':<44}{'goal':>10}{'measured':>16}")
+    rows = [
+        ("push → phone shows it, p95", "≤ 2 s", p95(lecture.seen)),
+        ("vote → projector count, p95", "≤ 2 s", p95(to_projector)),
+        ("slider move → reply, p95", "≤ 1 s", p95(lecture.moves)),
+        (f"{result['phones']} idle phones (+ projector), server CPU", "≤ 0.15 c",
+         f"{result['idle_cpu']:.2f} c"),
+        ("errors, skipped beats (phones/laptops)", "0",
+         f"{len(lecture.errors)}, {lecture.skipped['phone']}/{lecture.skipped['laptop']}"),
+    ]
+    for name, goal, measured in rows:
+        print(f"{name:<44}{goal:>10}{measured:>16}")
+    print(f"  idle {result['idle_seconds']:.0f} s: {rate:.0f} phone ticks/s, "
+          f"{1000 * result['idle_cpu'] / max(rate, 1e-9):.2f} ms of server CPU per tick, tick p50 "
+          f"{1000 * percentile(result['idle_ticks'], 0.5):.0f} ms (due: "
+          f"{result['phones'] / result['follow_every']:.0f} ticks/s); RSS {result['idle_rss']:.0f} MB; "
+          f"this client {result['idle_client']:.2f} of a core; load average {result['idle_load']:.1f} "
+          f"on {os.cpu_count()} cores")
+    print(f"  lecture {result['busy_seconds']:.0f} s: server CPU {result['busy_cpu']:.2f} of a core, "
+          f"RSS {result['busy_rss']:.0f} MB, this client {result['busy_client']:.2f} of a core, "
+          f"load average {result['busy_load']:.1f}; "
+          f"{len(lecture.seen)} of {pushes * result['phones']} push→phone showings, "
+          f"{len(lecture.votes)} votes sent, {confirmed} confirmed, stored per push {result['stored']}, "
+          f"{missing} never on the projector; {len(lecture.moves)} slider moves, p50 "
+          f"{percentile(lecture.moves, 0.5) if lecture.moves else math.nan:.2f} s")
+    for error in lecture.errors[:5]:
         print(f"  error: {error}")
 
 
@@ -1191,6 +1482,18 @@ def main() -> None:
                       help="server processes sharing the database, phones round robin")
     hall.add_argument("--follow-seconds", type=float, default=None,
                       help="the phones' tick (DPLAB_LIVE_FOLLOW_SECONDS; default: the app's 2 s)")
+    lecture = commands.add_parser("lecture", help="phones, votes, projector and laptops at once")
+    lecture.add_argument("--phones", type=int, default=300)
+    lecture.add_argument("--voters", type=int, default=250, help="phones that vote on each push")
+    lecture.add_argument("--laptops", type=int, default=60, help="sessions moving the lesson's slider")
+    lecture.add_argument("--lesson", default="randomized-response", choices=SLIDER_PAGES)
+    lecture.add_argument("--pushes", type=int, default=3)
+    lecture.add_argument("--push-every", type=float, default=60, help="seconds between pushes")
+    lecture.add_argument("--vote-within", type=float, default=20,
+                         help="each voter taps at a random moment within this many seconds of a push")
+    lecture.add_argument("--idle-seconds", type=float, default=20,
+                         help="how long the idle phones' CPU is measured")
+    lecture.add_argument("--ramp-per-second", type=float, default=20, help="phones joining per second")
     check = commands.add_parser("validate", help="the client gets the browser's charts")
     check.add_argument("slugs", nargs="*", help="lesson slugs (default: every slider page)")
     check.add_argument("--moves", type=int, default=3)
@@ -1216,6 +1519,22 @@ def main() -> None:
         print_live(asyncio.run(live_run(args.phones, args.idle_seconds, args.vote_seconds,
                                         args.ramp_per_second, args.follow_seconds,
                                         args.replicas)))
+    elif args.command == "lecture":
+        if args.pushes < 1 or args.voters > args.phones or args.vote_within >= args.push_every:
+            parser.error("lecture needs --pushes ≥ 1, --voters ≤ --phones and "
+                         "--vote-within < --push-every")
+        # Everything is bounded (each run by RUN_TIMEOUT); this bounds the whole, with room for
+        # the server's start and warm-up.
+        limit = (300 + args.phones / args.ramp_per_second + args.idle_seconds + args.laptops
+                 / args.ramp_per_second + args.pushes * args.push_every + args.vote_within + 60)
+
+        async def bounded() -> dict:
+            async with asyncio.timeout(limit):
+                return await lecture_run(args.phones, args.voters, args.laptops, args.lesson,
+                                         args.pushes, args.push_every, args.vote_within,
+                                         args.idle_seconds, args.ramp_per_second)
+
+        print_lecture(asyncio.run(bounded()))
     elif args.command == "churn":
         print_churn(asyncio.run(churn_run(args.minutes, args.concurrent, args.lifetime,
                                           args.sample_seconds)))
