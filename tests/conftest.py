@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -100,18 +101,30 @@ def run_coroutine(coroutine):
 def serve_app():
     """A real `streamlit run app.py` on a free loopback port; yields its URL."""
     port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    wait_until_serving(port, server, detail=lambda: server.stderr.read().decode())
-    try:
-        yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    # The server's log goes to a file, not a pipe: nobody reads a pipe while the test runs, and
+    # a server whose log filled the pipe's buffer would block in the middle of a test.
+    with tempfile.TemporaryFile() as log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log,
+        )
+
+        def server_log() -> str:
+            log.seek(0)
+            return log.read().decode(errors="replace")
+
+        url = f"http://127.0.0.1:{port}"
+        wait_until_serving(port, server, detail=server_log)
+        try:
+            yield url
+        finally:
+            server.terminate()
+            try:  # a loaded machine can take a while to stop a server mid-warm-up
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait(timeout=30)
 
 
 @pytest.fixture(scope="session")
@@ -156,3 +169,20 @@ def show_admin_link(page, timeout: float = 60_000) -> str:
             if attempt == 2:
                 raise
     raise AssertionError("unreachable")
+
+
+def press(page, name: str, until, tries: int = 3, wait: float = 15_000) -> None:
+    """Press the button `name` until the locator `until` shows, as an instructor would press
+    again when nothing happens: on a loaded machine a press can land while the page is being
+    redrawn (the live page redraws itself every few seconds) and be lost. Pressed again only
+    while the button is still there, so an action that took effect slowly is not done twice."""
+    button = page.get_by_role("button", name=name)
+    for attempt in range(tries):
+        if attempt == 0 or button.count():
+            button.first.click(timeout=wait)
+        try:
+            until.first.wait_for(timeout=wait)
+            return
+        except Exception:
+            if attempt == tries - 1:
+                raise

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from classroom import store
-from tests.conftest import serve_app, wait_for_app
+from tests.conftest import press, serve_app, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
@@ -54,7 +54,7 @@ def test_the_game_counts_a_silent_phone_and_draws_the_unit_square(browser, live_
     wait_for_app(teacher)
     code = re.search(r"code=([A-Z0-9]{6})", teacher.url).group(1)
     teacher.get_by_role("tab", name=re.compile("In or out")).click(timeout=WAIT)
-    teacher.get_by_role("button", name="Deal the counts").click(timeout=WAIT)
+    press(teacher, "Deal the counts", teacher.get_by_text(re.compile(r"0 of at most 30 votes")))
 
     contexts = [browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
                                     has_touch=True) for _ in range(3)]
@@ -69,8 +69,7 @@ def test_the_game_counts_a_silent_phone_and_draws_the_unit_square(browser, live_
         phone.get_by_text("Your vote is in").wait_for(timeout=WAIT)
     teacher.get_by_text(re.compile(r"2 of at most 30 votes")).wait_for(timeout=WAIT)
 
-    teacher.get_by_role("button", name="Show votes").click(timeout=WAIT)
-    teacher.get_by_text("The verdict comes when voting closes").wait_for(timeout=WAIT)
+    press(teacher, "Show votes", teacher.get_by_text("The verdict comes when voting closes"))
     # Three phones, three deals: a phone whose browser reports its stored id late keeps the
     # stand-in id it was dealt under (a deal fixes the id, ui.live.answering).
     counted = re.search(r"2 guesses from (\d+) phones dealt .*?, (\d+) silent", main_text(teacher))
@@ -87,10 +86,9 @@ def test_the_game_counts_a_silent_phone_and_draws_the_unit_square(browser, live_
         assert axes["width"] >= min(300, 0.6 * width), (width, axes)
         assert f"the class ({dealt} phones)" in axes["names"]
 
-    teacher.get_by_role("button", name="Close voting").click(timeout=WAIT)
-    teacher.get_by_text("What the verdict assumes").wait_for(timeout=WAIT)
+    press(teacher, "Close voting", teacher.get_by_text("What the verdict assumes"))
     assert re.search(r"(inside|past) the ε-DP bound", main_text(teacher))
-    teacher.get_by_role("button", name="Reveal").click(timeout=WAIT)
+    press(teacher, "Reveal", teacher.get_by_text(re.compile("Revealed")))
     phones[2].get_by_text("You stayed silent, which counts as").wait_for(timeout=WAIT)
     for page in (teacher, *phones):
         assert page.locator("[data-testid=stException]").count() == 0
