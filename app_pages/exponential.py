@@ -242,7 +242,7 @@ def disease_demo() -> None:
               width="stretch", key="exp_dis_chart")
     with controls:
         lessons.render(SLUG, "dis-formula", b_all=fmt(k / epsilon), b_nm=fmt(1 / epsilon))
-    with plot:  # under the chart they read from, which leaves the controls short
+    with controls:  # under the formula (under the chart, a projector's bar would cover them)
         cols = st.columns(3)
         for col, (key, label) in zip(cols, [("laplace_all", "1. Lap(k/ε)"), ("noisy_max", "2. noisy max"),
                                             ("exponential", "3. exp. mech.")], strict=True):

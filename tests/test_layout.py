@@ -29,18 +29,6 @@ from ui.course import HOME, LESSONS, Lesson
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 DESKTOP, PHONE, PROJECTOR = (1440, 900), (390, 844), (1280, 720)
-# How far down a step's content may reach, in 720 px screens. The goal is 1.0 (a clicker
-# cannot scroll); 1.25 is the tallest step reached so far (budget step 2, 1.22), and the
-# steps still over 1.0 are listed in docs/PERFORMANCE.md ("Presenter deck"). Lower it as they
-# are fixed.
-FIT_LIMIT = 1.25
-# Steps still known to break one rule, and only that rule (docs/PERFORMANCE.md lists them):
-# something of theirs lies under the deck's bar, or they show their heading alone. Every
-# other step of every lesson is held to every rule.
-# gaussian 15: the comparison table's last row grew when the δ sentence was corrected (issue 26)
-UNDER_THE_BAR = {"definition": {2, 6}, "exponential": {2, 7, 18}, "gaussian": {11, 15},
-                 "graphs": {5, 7}, "local-sensitivity": {3, 10}}
-HEADING_ONLY = {"budget": {6}, "machine-learning": {3}}
 NOT_DECKS = {HOME.slug} | {lesson.slug for lesson in LESSONS if lesson.section == "Classroom"}
 EXPONENTIAL_TABS = ["Most common disease", "Private median", "Auction", "Coin bias",
                     "Check the guarantee"]
@@ -143,10 +131,9 @@ def test_every_step_fits_a_projector_and_reads_cleanly(browser, app_url, lesson)
         errors = page.locator("[data-testid=stException]").all_inner_texts()
         assert not errors, f"{where}: {errors}"
         faults += _faults(page, where)
-        steps[step] = page.evaluate(DECK_PROBE, FIT_LIMIT)
+        steps[step] = page.evaluate(DECK_PROBE, 1.0)  # a clicker cannot scroll
         if deck:
-            faults += [f"{where}: {fault}" for fault in dict.fromkeys(steps[step]["faults"])
-                       if not _known(lesson.slug, step, fault)]
+            faults += [f"{where}: {fault}" for fault in dict.fromkeys(steps[step]["faults"])]
         following = page.locator(".st-key-dplab_deck_next button").first
         if not following.count() or following.is_disabled():
             break
@@ -163,14 +150,6 @@ def test_every_step_fits_a_projector_and_reads_cleanly(browser, app_url, lesson)
     assert not faults, "\n".join(faults)
     if deck:
         assert step > 3, f"{lesson.slug}: a deck of {step} steps"
-
-
-def _known(slug: str, step: int, fault: str) -> bool:
-    if "under the deck bar" in fault:
-        return step in UNDER_THE_BAR.get(slug, ())
-    if fault == "nothing but its heading":
-        return step in HEADING_ONLY.get(slug, ())
-    return False
 
 
 def deck_row(lesson: Lesson, steps: dict[int, dict]) -> str:

@@ -9,6 +9,7 @@ interval finer than half an answer) gets the reason from dp.planning, never a tr
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -138,17 +139,28 @@ def accuracy_planner(kind: str, *, slug: str, key: str) -> None:
                 if epsilon > 0 and not EPSILONS[0] <= epsilon <= EPSILONS[-1]:
                     st.caption(lessons.section_text(SLUG, "beyond", lowest=f"{EPSILONS[0]:g}",
                                                     highest=f"{EPSILONS[-1]:g}"))
-    lessons.step()  # on the projector, what the ε means is a screen of its own
-    if epsilon is None:  # no ε meets the request: the first screen says why
-        if presenting:
-            st.caption("No ε meets this request: the screen before says why.")
-        return
-    with st.container(border=True) if presenting else box:
-        if kind == "gaussian":
+    # On the projector what the ε means is a screen of its own: for the Gaussian, two (the
+    # trade-off chart, then the odds), so that each fits 1280×720. The number of screens does
+    # not depend on the request (the deck's later steps keep their numbers).
+    unmet = "No ε meets this request: the planner's first screen says why."
+    lessons.step()
+    sigma = None
+    if kind == "gaussian":
+        if epsilon is None:
+            if presenting:
+                st.caption(unmet)
+        else:
             count = pp / 100 * n
             sigma = gaussian_sigma_for_error(count, confidence)
-            chart(tradeoff_figure(TRADEOFF_DELTAS, _tradeoff(count, confidence), delta, epsilon,
-                                  sigma), key=f"{key}_tradeoff")
+            with contextlib.nullcontext() if presenting else box:
+                chart(tradeoff_figure(TRADEOFF_DELTAS, _tradeoff(count, confidence), delta, epsilon,
+                                      sigma), key=f"{key}_tradeoff")
+        lessons.step()
+    if epsilon is None:  # no ε meets the request: the first screen says why
+        if presenting:
+            st.caption(unmet)
+        return
+    with contextlib.nullcontext() if presenting else box:  # the panel has a box of its own there
         if epsilon > 0:
             release = (gaussian_release(epsilon, delta, 1 / sigma, units=n) if kind == "gaussian"
                        else pure_release(epsilon))
