@@ -109,9 +109,31 @@ def test_charts_read_cleanly_on_a_laptop_and_a_phone(browser, app_url):
     assert not faults, "\n".join(faults)
 
 
-def _step_label(page) -> str:
-    deck = page.locator(".st-key-dplab_deck")
-    return deck.inner_text() if deck.count() else ""
+# One step of the deck, read in one page evaluation (a walk of 180 steps pays each browser
+# round trip 180 times): errors, chart text, cut labels, the deck probe, and the deck's state.
+STEP = f"""(fit) => {{
+  const next = document.querySelector('.st-key-dplab_deck_next button');
+  const deck = document.querySelector('.st-key-dplab_deck');
+  return {{
+    errors: [...document.querySelectorAll('[data-testid=stException]')].map((e) => e.innerText),
+    chartFaults: ({MEASURE.strip()})().faults,
+    cut: ({CUT_LABELS})(),
+    probe: ({DECK_PROBE.strip()})(fit),
+    label: deck ? deck.innerText : '',
+    next: !!next && !next.disabled,
+  }};
+}}"""
+
+# The next step is drawn: the deck's counter has moved on, the script has finished, and every
+# chart is drawn (what _settle waits for, in one wait), then laid out at its box's width.
+NEXT_DRAWN = f"""(before) => {{
+  const deck = document.querySelector('.st-key-dplab_deck');
+  return !!deck && deck.innerText !== before
+    && !!document.querySelector('[data-testid=stApp][data-test-connection-state=CONNECTED]')
+    && !!document.querySelector('[data-test-script-state=notRunning]')
+    && ({READY})();
+}}"""
+LAID_OUT = f"() => document.fonts.status === 'loaded' && ({RESIZED})()"
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.slug)
@@ -128,21 +150,18 @@ def test_every_step_fits_a_projector_and_reads_cleanly(browser, app_url, lesson)
     step = 1
     while True:
         where = f"{lesson.slug} step {step}, projector"
-        errors = page.locator("[data-testid=stException]").all_inner_texts()
-        assert not errors, f"{where}: {errors}"
-        faults += _faults(page, where)
-        steps[step] = page.evaluate(DECK_PROBE, 1.0)  # a clicker cannot scroll
+        state = page.evaluate(STEP, 1.0)  # fit: a clicker cannot scroll
+        assert not state["errors"], f"{where}: {state['errors']}"
+        faults += [f"{where}: {fault}" for fault in state["chartFaults"]]
+        faults += [f"{where}: label cut to its box: {label!r}" for label in state["cut"]]
+        steps[step] = state["probe"]
         if deck:
             faults += [f"{where}: {fault}" for fault in dict.fromkeys(steps[step]["faults"])]
-        following = page.locator(".st-key-dplab_deck_next button").first
-        if not following.count() or following.is_disabled():
+        if not state["next"]:
             break
-        before = _step_label(page)
         page.keyboard.press("PageDown")  # what a presentation clicker sends
-        page.wait_for_function(
-            "(before) => { const d = document.querySelector('.st-key-dplab_deck');"
-            " return d && d.innerText !== before; }", arg=before, timeout=60_000)
-        _settle(page)
+        page.wait_for_function(NEXT_DRAWN, arg=state["label"], timeout=60_000)
+        page.wait_for_function(LAID_OUT, timeout=30_000)
         step += 1
         assert f"step={step}" in page.url, "the step is in the address"
     page.close()

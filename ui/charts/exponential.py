@@ -104,7 +104,7 @@ def selection_figure(names: Sequence[str], scores, probabilities, threshold: flo
                    yaxis={"domain": [0, 0.55], "range": [0, 1.02]},
                    yaxis2={"domain": [0.66, 1], "anchor": "x", "title": {"text": "score u"},
                            "showgrid": True, "gridcolor": "#e5e5e5", "linecolor": GREY},
-                   height=HEIGHT + 100, barmode="group", bargap=0.2, legend_y=-0.2)
+                   height=HEIGHT + 160, barmode="group", bargap=0.2, legend_y=-0.2)
 
 
 def selection_sweep_figure(epsilons, names: Sequence[str], probabilities, epsilon: float) -> go.Figure:
