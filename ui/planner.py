@@ -110,8 +110,8 @@ def accuracy_planner(kind: str, *, slug: str, key: str) -> None:
     """The inverse control and its answer, then the odds panel for the ε it finds.
 
     On the projector it is two screens: the request and the ε it needs (the intro is prose,
-    so it stays on the scrolling page), then the trade-off chart (Gaussian) and the odds
-    panel. On the scrolling page both parts share one box.
+    so it stays on the scrolling page), then the odds panel; the Gaussian's trade-off chart
+    is a screen of its own between them. On the scrolling page all parts share one box.
     """
     presenting = presenter_mode()
     box = st.container(border=True)
@@ -165,6 +165,8 @@ def accuracy_planner(kind: str, *, slug: str, key: str) -> None:
             release = (gaussian_release(epsilon, delta, 1 / sigma, units=n) if kind == "gaussian"
                        else pure_release(epsilon))
             odds_panel(release, key=f"{key}_plan", what="a release at this ε")
+        elif presenting:  # the screen is not left with its heading alone
+            st.caption("Any ε > 0 meets this request: the smaller the ε, the less the odds can move.")
 
 
 def poll_planner(n: int, offered: dict[str, float], *, key: str) -> float | None:
