@@ -259,8 +259,9 @@ def differencing_demo() -> None:
         c.metric("q₁ − q₂", q1 - q2)
     verdict = "has" if q1 - q2 == 1 else "does not have"
     lessons.render(SLUG, "differencing-result", diff=q1 - q2, verdict=verdict, **facts)
+    lessons.step()  # in presenter mode the prediction is a screen of its own, the noise the next
     lessons.quiz(SLUG, "size-limit")
-
+    lessons.step()
     noisy = st.toggle("Answer each count with Laplace noise (a preview of DP)", key="anon_diff_noise")
     if not noisy:
         return

@@ -129,8 +129,10 @@ def attack_demo() -> None:
                     help="dp.averaging_attack_queries: the first m with a band narrower than ±0.5")
         right.metric("this run", f"{disclosed:,}" if disclosed else f"> {horizon:,}",
                      help="The first m at which the whole 95% band lies inside the corridor")
-        lessons.render(SLUG, "attack-formula", eps=epsilon, b=b, z=z_value(CONFIDENCE),
-                       raw=attack_threshold(epsilon, 1.0, CORRIDOR, CONFIDENCE), m_star=m_star)
+    # Under the demo, at full width; in presenter mode the formula and the odds are the next screen.
+    lessons.step()
+    lessons.render(SLUG, "attack-formula", eps=epsilon, b=b, z=z_value(CONFIDENCE),
+                   raw=attack_threshold(epsilon, 1.0, CORRIDOR, CONFIDENCE), m_star=m_star)
     disclosed_text = (f"query **{disclosed:,}**" if disclosed
                       else f"no query among the {horizon:,} drawn")
     settled_text = (f"from query {settled:,} on" if settled
@@ -148,7 +150,6 @@ def attack_demo() -> None:
         lessons.render(SLUG, "blog-compare", m_star=m_star, spent=m_star * epsilon, **runs)
     else:
         lessons.render(SLUG, "blog-hint", blog_eps=BLOG_EPS)
-    lessons.step()
     odds_panel(pure_release(epsilon), key="budget", what="one answer")
     opendp_expander(opendp_snippets.repeated_count(epsilon, m_star, truth))
 
@@ -195,6 +196,7 @@ audit_demo()
 
 lessons.step("2. The privacy-budget game")
 lessons.render(SLUG, "game-intro", n=GAME_N)
+lessons.render(SLUG, "game-rules", n=GAME_N)
 
 
 def current_game(total: float) -> BudgetGame:

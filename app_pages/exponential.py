@@ -169,10 +169,7 @@ def selection_demo() -> None:
         chart(charts.selection_figure(names, scores, probabilities, threshold,
                                       notes if show_notes else None),
               width="stretch", key="exp_sel_chart")
-    with controls:
-        lessons.render(SLUG, "sel-formula", coef=epsilon / (2 * sensitivity),
-                       step=math.exp(epsilon / (2 * sensitivity)))
-    with plot:  # under the chart they read from, which leaves the controls short
+    with controls:  # under the controls (under the chart, a projector's bar covered them)
         a, b = st.columns(2)
         a.metric(f"Pr[{names[0]}]", f"{probabilities[0]:.1%}")
         b.metric("Pr[below the line]", f"{p_below:.2%}", help=f"The theorem promises ≤ e^−t = {math.exp(-t):.2%}.")
@@ -194,6 +191,10 @@ def selection_demo() -> None:
         limits = ("As ε shrinks toward 0, every bar moves to that uniform line: the high bars sink and "
                   "the low ones rise. As ε grows, the top bar grows toward 100%: at "
                   f"ε = {max(EPSILONS):g}, the slider's end, it gets {chance(at_max)}.")
+    # Under both demos, at full width; in presenter mode the formula and the odds are a screen.
+    lessons.step()
+    lessons.render(SLUG, "sel-formula", coef=epsilon / (2 * sensitivity),
+                   step=math.exp(epsilon / (2 * sensitivity)))
     same = chance(notes[0]) == chance(probabilities[0])
     below_all = ("Here the line lies below every candidate's score, so the promise holds "
                  "trivially. " if threshold < scores[-1] else "")
@@ -207,7 +208,6 @@ def selection_demo() -> None:
                    bound=math.exp(-t), t=t, notes_p_top=chance(notes[0]), top_phrase=top_phrase,
                    limits=limits, notes_lead="That is no better here, and" if same
                    else "That looks better, but")
-    lessons.step()
     odds_panel(pure_release(epsilon), key="exp", what="this choice")
     opendp_expander(opendp_snippets.exponential_choice(names, scores, epsilon, sensitivity))
 
@@ -242,7 +242,7 @@ def disease_demo() -> None:
               width="stretch", key="exp_dis_chart")
     with controls:
         lessons.render(SLUG, "dis-formula", b_all=fmt(k / epsilon), b_nm=fmt(1 / epsilon))
-    with plot:  # under the chart they read from, which leaves the controls short
+    with controls:  # under the formula (under the chart, a projector's bar would cover them)
         cols = st.columns(3)
         for col, (key, label) in zip(cols, [("laplace_all", "1. Lap(k/ε)"), ("noisy_max", "2. noisy max"),
                                             ("exponential", "3. exp. mech.")], strict=True):

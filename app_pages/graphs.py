@@ -276,11 +276,13 @@ def side_by_side() -> None:
                 chart(change["figure"], key=f"graphs_neighbour_{level}", **CHART)
             else:
                 st.subheader(LEVEL_TITLES[level])
-            # On the projector the radio above names the count: the metric shows its numbers.
+            # On the projector the radio above names the count, and the change is read from
+            # the arrow: the metric shows its numbers alone (a row less on a 720 px screen).
+            presenting = presenter_mode()
             st.metric(f"{charts.QUERY_NAMES[query]}: G → G′",
                       f"{change['before']:,} → {change['after']:,}",
-                      f"{change['after'] - change['before']:+,}", delta_color="off",
-                      label_visibility="collapsed" if presenter_mode() else "visible")
+                      None if presenting else f"{change['after'] - change['before']:+,}", delta_color="off",
+                      label_visibility="collapsed" if presenting else "visible")
     if changes["edge"]["figure"] is None:
         st.caption(lessons.section_text(SLUG, "side-by-side-undrawn", limit=DRAW_MAX))
     edge, node = changes["edge"], changes["node"]
@@ -310,13 +312,14 @@ lessons.step("3. The sensitivity table")
 lessons.render(SLUG, "table-intro")
 lessons.quiz(SLUG, "triangle-gs")
 lessons.step()
-@st.fragment(key="graphs_table")
+@lessons.demo(key="graphs_table")
 def table_demo() -> None:
     n, ties, triad_p, seed = _settings()
     copy_link(SLUG, "table_demo")
     graph = _graph(n, ties, triad_p, seed)
     stats, table, d = graph["stats"], graph["table"], graph["stats"].max_degree
     st.table(graph["rows"], hide_index=True)
+    lessons.step()  # in presenter mode the table, then its chart, a screen each
     left, right = st.columns([3, 2], gap="large")
     with left:
         chart(graph["sensitivities"], key="graphs_sensitivities", **CHART)
@@ -365,10 +368,9 @@ def triangle_demo() -> None:
               "naive_seen": draws["naive_error"], "runs": RUNS, "failures": draws["failures"],
               "fail_p": bound_failure_probability(epsilon, delta), "ls": table["triangles"]["ls_edge"],
               "shift_per_decade": np.log(10) / epsilon, "one_over_m": 1 / max(stats.m, 1)}
-    with controls:
-        lessons.render(SLUG, "mechanism-numbers", **values)
-    with plot:
+    with plot:  # the numbers under the chart: the controls' column is full on a projector
         chart(draws["releases"], key="graphs_releases", **CHART)
+        lessons.render(SLUG, "mechanism-numbers", **values)
     lessons.step()
     left, right = st.columns([3, 2], gap="large")
     with left:

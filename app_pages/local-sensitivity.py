@@ -126,13 +126,14 @@ def local_vs_global() -> None:
     facts = view["facts"]
     with plot:
         chart(view["strip"], key="ls_strip", **CHART)
-        with st.container(horizontal=True, gap="medium"):  # one row under the chart; wraps on a phone
-            st.metric("Median of D", f"{facts['median']:g}")
-            st.metric("Median of D′", f"{facts['new_median']:g}",
-                      delta=f"{facts['new_median'] - facts['median']:+g}", delta_color="off")
-            st.metric("Local LS(D)", f"{facts['local']:g}", help="The most one changed score can move the "
-                                                                 "median of this dataset.")
-            st.metric("Global Δ", f"{HI - LO:g}", help="The most one changed score can move the median "
+    with controls:  # two rows of two under the controls (under the chart, a projector's bar covered them)
+        (median_d, median_d_prime), (local, global_) = st.columns(2), st.columns(2)
+        median_d.metric("Median of D", f"{facts['median']:g}")
+        median_d_prime.metric("Median of D′", f"{facts['new_median']:g}",
+                              delta=f"{facts['new_median'] - facts['median']:+g}", delta_color="off")
+        local.metric("Local LS(D)", f"{facts['local']:g}", help="The most one changed score can move the "
+                                                               "median of this dataset.")
+        global_.metric("Global Δ", f"{HI - LO:g}", help="The most one changed score can move the median "
                                                        "of any dataset of scores in 0–100.")
     # In presenter mode the second chart is a screen of its own.
     lessons.step()
@@ -328,12 +329,13 @@ def safe_alternatives() -> None:
     errors = {key: float(sweep[key][at]) for key in ("exponential", "smooth", "ptr", "global", "local")}
     with plot:
         chart(_distance_figure(n, delta, bound, epsilon, seed), key="ls_distance", **CHART)
-        with st.container(horizontal=True, gap="medium"):  # one row under the chart; wraps on a phone
-            st.metric("True median", f"{median:.2f}")
-            st.metric("Local LS", f"{reach[0]:.2g}")
-            st.metric("Smooth S", f"{smooth:.2g}", help="S = max over k of e^(−kε/6)·A⁽ᵏ⁾")
-            st.metric("PTR answers", f"{answers:.1%}",
-                      help=f"distance {distance:g} against the threshold {threshold:.3g}")
+    lessons.step()  # in presenter mode this release's numbers and its odds are the next screen
+    with st.container(horizontal=True, gap="medium"):  # one row under the demo; wraps on a phone
+        st.metric("True median", f"{median:.2f}")
+        st.metric("Local LS", f"{reach[0]:.2g}")
+        st.metric("Smooth S", f"{smooth:.2g}", help="S = max over k of e^(−kε/6)·A⁽ᵏ⁾")
+        st.metric("PTR answers", f"{answers:.1%}",
+                  help=f"distance {distance:g} against the threshold {threshold:.3g}")
     facts = {"n": f"{n:,}", "eps": epsilon, "delta": delta, "bound": bound, "median": median,
              "local": reach[0], "smooth": smooth, "beta": epsilon / 6, "noise": 2 * smooth / epsilon,
              "distance": distance, "threshold": threshold,
@@ -350,7 +352,6 @@ def safe_alternatives() -> None:
              "rel_ptr": "⊥ (no answer)" if np.isnan(released["ptr"]) else f"{released['ptr']:.2f}",
              **{f"err_{key}": value for key, value in errors.items()}}
     lessons.render(SLUG, "safe-notice-ptr-answers" if answers >= 0.5 else "safe-notice-ptr-refuses", **facts)
-    lessons.step()
     # PTR exceeds ε only when its test passes where LS is above Δ̂: chance δ/2 (ptr_pass_probability)
     odds_panel(bad_event_release(epsilon, delta, ptr_pass_probability(0, epsilon, delta), units=n), key="ls",
                what="each release (the δ exception: PTR only)")

@@ -275,6 +275,7 @@ attack_demo()
 
 lessons.step("2. Training with differential privacy: DP-GD")
 lessons.render(SLUG, "dpgd-intro")
+lessons.render(SLUG, "dpgd-accounting")
 
 
 @lessons.demo(key="ml_dp_training")

@@ -9,6 +9,7 @@ interval finer than half an answer) gets the reason from dp.planning, never a tr
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -109,8 +110,8 @@ def accuracy_planner(kind: str, *, slug: str, key: str) -> None:
     """The inverse control and its answer, then the odds panel for the ε it finds.
 
     On the projector it is two screens: the request and the ε it needs (the intro is prose,
-    so it stays on the scrolling page), then the trade-off chart (Gaussian) and the odds
-    panel. On the scrolling page both parts share one box.
+    so it stays on the scrolling page), then the odds panel; the Gaussian's trade-off chart
+    is a screen of its own between them. On the scrolling page all parts share one box.
     """
     presenting = presenter_mode()
     box = st.container(border=True)
@@ -138,21 +139,34 @@ def accuracy_planner(kind: str, *, slug: str, key: str) -> None:
                 if epsilon > 0 and not EPSILONS[0] <= epsilon <= EPSILONS[-1]:
                     st.caption(lessons.section_text(SLUG, "beyond", lowest=f"{EPSILONS[0]:g}",
                                                     highest=f"{EPSILONS[-1]:g}"))
-    lessons.step()  # on the projector, what the ε means is a screen of its own
-    if epsilon is None:  # no ε meets the request: the first screen says why
-        if presenting:
-            st.caption("No ε meets this request: the screen before says why.")
-        return
-    with st.container(border=True) if presenting else box:
-        if kind == "gaussian":
+    # On the projector what the ε means is a screen of its own: for the Gaussian, two (the
+    # trade-off chart, then the odds), so that each fits 1280×720. The number of screens does
+    # not depend on the request (the deck's later steps keep their numbers).
+    unmet = "No ε meets this request: the planner's first screen says why."
+    lessons.step()
+    sigma = None
+    if kind == "gaussian":
+        if epsilon is None:
+            if presenting:
+                st.caption(unmet)
+        else:
             count = pp / 100 * n
             sigma = gaussian_sigma_for_error(count, confidence)
-            chart(tradeoff_figure(TRADEOFF_DELTAS, _tradeoff(count, confidence), delta, epsilon,
-                                  sigma), key=f"{key}_tradeoff")
+            with contextlib.nullcontext() if presenting else box:
+                chart(tradeoff_figure(TRADEOFF_DELTAS, _tradeoff(count, confidence), delta, epsilon,
+                                      sigma), key=f"{key}_tradeoff")
+        lessons.step()
+    if epsilon is None:  # no ε meets the request: the first screen says why
+        if presenting:
+            st.caption(unmet)
+        return
+    with contextlib.nullcontext() if presenting else box:  # the panel has a box of its own there
         if epsilon > 0:
             release = (gaussian_release(epsilon, delta, 1 / sigma, units=n) if kind == "gaussian"
                        else pure_release(epsilon))
             odds_panel(release, key=f"{key}_plan", what="a release at this ε")
+        elif presenting:  # the screen is not left with its heading alone
+            st.caption("Any ε > 0 meets this request: the smaller the ε, the less the odds can move.")
 
 
 def poll_planner(n: int, offered: dict[str, float], *, key: str) -> float | None:
