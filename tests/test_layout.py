@@ -26,7 +26,10 @@ import pytest
 from tests.conftest import wait_for_app
 from ui.course import HOME, LESSONS, Lesson
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+# A group of its own: the walk over every page and deck step is the longest browser test, and
+# beside the other browser tests (the "browser" group, on the other worker) the suite takes
+# about as long as the longer of the two instead of their sum.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("layout")]
 
 DESKTOP, PHONE, PROJECTOR = (1440, 900), (390, 844), (1280, 720)
 NOT_DECKS = {HOME.slug} | {lesson.slug for lesson in LESSONS if lesson.section == "Classroom"}
