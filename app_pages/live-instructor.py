@@ -183,11 +183,16 @@ def status(question: live.Question, n: int) -> None:
                    "than its own (a script, most likely).")
 
 
+def side_by_side():
+    """Two columns on the projector, so that a question and its chart share one 1280×720
+    screen; one column on the instructor's laptop."""
+    return st.columns([1, 1], gap="large") if PROJECTING else (st.container(), st.container())
+
+
 def project_quiz(question: live.Question) -> None:
     """The question and its options on the left, the votes on the right: one 1280×720 screen."""
     slug = question.ref.split("/", 1)[0]
-    words, votes = (st.columns([1, 1], gap="large") if PROJECTING  # (the laptop: one column)
-                    else (st.container(), st.container()))
+    words, votes = side_by_side()
     with words, st.container(key="live_projected_question"):
         st.caption(f"Quiz from “{TITLES.get(slug, slug)}”")
         st.markdown(f"### {question.prompt}")
@@ -225,19 +230,33 @@ def at_least(value: float, below: float | None = None) -> str:
 
 
 def project_game(question: live.Question) -> None:
+    """The game and its verdict on the left, the class's point on the right on the projector."""
     eps = question.epsilon
+    words, picture = side_by_side()
+    with words, st.container(key="live_projected_game"):
+        project_game_words(question, eps, picture)
+
+
+def project_game_words(question: live.Question, eps: float, picture) -> None:
     st.markdown(f"### In or out? (ε = {eps:g})")
-    st.markdown(question.prompt)
+    shown = question.show_votes or question.revealed
+    if not (PROJECTING and shown):  # projected beside the chart, the verdict needs the room
+        st.markdown(question.prompt)
     result = live.game_result(engine, question.id)
     status(question, result.guesses)
-    if not (question.show_votes or question.revealed):
+    if not shown:
         lessons.render(SLUG, "votes-hidden")
         return
     point = (result.fpr, result.tpr) if result.guesses and result.dealt_in and result.dealt_out else None
-    chart(game_figure(eps, game.bound_curves(eps), game.laplace_curve(eps), point, result.n),
-          projected=PROJECTING)
+    with picture:
+        chart(game_figure(eps, game.bound_curves(eps), game.laplace_curve(eps), point, result.n),
+              projected=PROJECTING)
     if point is None:
-        lessons.render(SLUG, "game-none")
+        if result.guesses:  # every phone so far was dealt the same world
+            lessons.render(SLUG, "game-one-world", guesses=phones(result.guesses, "guess", "guesses"),
+                           dealt=phones(result.n), world="D" if result.dealt_in else "D′")
+        else:
+            lessons.render(SLUG, "game-none")
         return
     lessons.render(SLUG, "game-result", guesses=phones(result.guesses, "guess", "guesses"),
                    dealt=phones(result.n), dealt_in=result.dealt_in, dealt_out=result.dealt_out,
@@ -258,7 +277,7 @@ def project_game(question: live.Question) -> None:
                        times=f"{round(1 / (1 - game.CONFIDENCE))}")
     else:
         lessons.render(SLUG, "game-no-bound", confidence=confidence)
-    st.caption(lessons.section_text(SLUG, "game-assumes"))
+    (picture if PROJECTING else st).caption(lessons.section_text(SLUG, "game-assumes"))
 
 
 def project_poll(question: live.Question) -> None:
@@ -316,6 +335,8 @@ PROJECTOR_CSS = """<style>
 [data-testid=stMainBlockContainer] { padding-top: 1rem !important; padding-bottom: 0 !important; }
 .st-key-live_projected_question p { font-size: 26px !important; line-height: 1.3; }
 .st-key-live_projected_question h3 { font-size: 34px !important; }
+.st-key-live_projected_game p { font-size: 20px !important; line-height: 1.3; }
+.st-key-live_projected_game h3 { font-size: 30px !important; padding-top: 0 !important; }
 </style>"""
 
 

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from classroom import store
+from classroom import live, store
 from tests.conftest import press, serve_app, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
@@ -34,18 +34,40 @@ GAME_AXES = """() => {
 
 
 @pytest.fixture
-def live_server(tmp_path, monkeypatch):
+def database(tmp_path, monkeypatch) -> str:
+    url = f"sqlite:///{tmp_path / 'game.sqlite3'}"
+    monkeypatch.setenv(store.DATABASE_URL_ENV, url)
+    return url
+
+
+@pytest.fixture
+def live_server(database):
     """A server of its own, so that its database is a temporary file (the env var it inherits)."""
-    monkeypatch.setenv(store.DATABASE_URL_ENV, f"sqlite:///{tmp_path / 'game.sqlite3'}")
     with serve_app() as url:
         yield url
+
+
+def devices_of_both_worlds(database: str, code: str) -> list[str]:
+    """Three device ids, for the phones' storage, whose deals hold D and D′. A fair coin deals
+    each phone its world, so three random phones all get the same one a quarter of the time,
+    and the class's point then waits for phones of the other kind (the test would wait too)."""
+    engine = store.make_engine(database)
+    try:
+        question = live.view(engine, live.find_session(engine, code).id).question
+        candidates = (f"game-test-phone-{i:08d}" for i in range(1_000))
+        first = next(candidates)
+        world = live.deal_for(question, first).in_data
+        other = next(d for d in candidates if live.deal_for(question, d).in_data != world)
+        return [first, other, next(candidates)]
+    finally:
+        engine.dispose()
 
 
 def main_text(page) -> str:
     return " ".join(page.locator("[data-testid=stMain]").inner_text().split())
 
 
-def test_the_game_counts_a_silent_phone_and_draws_the_unit_square(browser, live_server):
+def test_the_game_counts_a_silent_phone_and_draws_the_unit_square(browser, database, live_server):
     teacher = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
     teacher.goto(f"{live_server}/live-instructor")
     wait_for_app(teacher)
@@ -58,6 +80,8 @@ def test_the_game_counts_a_silent_phone_and_draws_the_unit_square(browser, live_
 
     contexts = [browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
                                     has_touch=True) for _ in range(3)]
+    for context, device in zip(contexts, devices_of_both_worlds(database, code), strict=True):
+        context.add_init_script(f"window.localStorage.setItem('dplab-live-device', '{device}')")
     phones = [context.new_page() for context in contexts]
     for phone in phones:
         phone.goto(f"{live_server}/live-join?code={code}")
@@ -88,6 +112,17 @@ def test_the_game_counts_a_silent_phone_and_draws_the_unit_square(browser, live_
 
     press(teacher, "Close voting", teacher.get_by_text("What the verdict assumes"))
     assert re.search(r"(inside|past) the ε-DP bound", main_text(teacher))
+    # The projector (the instructor's browser, a second tab): the chart and the verdict on one
+    # 1280×720 screen.
+    projector = teacher.context.new_page()
+    projector.set_viewport_size({"width": 1280, "height": 720})
+    projector.goto(f"{live_server}/live-instructor?code={code}&view=projector")
+    wait_for_app(projector)
+    projector.get_by_text(re.compile("ε-DP bound")).first.wait_for(timeout=WAIT)
+    projector.wait_for_function(f"() => ({GAME_AXES})() !== null", timeout=WAIT)
+    height = projector.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
+    assert height <= 720, height
+    projector.close()
     press(teacher, "Reveal", teacher.get_by_text(re.compile("Revealed")))
     phones[2].get_by_text("You stayed silent, which counts as").wait_for(timeout=WAIT)
     for page in (teacher, *phones):

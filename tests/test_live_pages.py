@@ -316,6 +316,25 @@ def test_a_dealt_count_fixes_a_stand_in_device_id(engine):
     assert (result.n, result.guesses) == (1, 1)
 
 
+def test_a_room_dealt_one_world_has_guesses_but_no_point_yet(engine):
+    # Three phones that the coin all dealt the same world: there are guesses, but no false (or
+    # true) positive rate yet. The projector says so, and does not say "no guesses yet".
+    teacher, code = start()
+    click(teacher, "live_push_game")
+    question = live.view(engine, live.find_session(engine, code).id).question
+    candidates = [f"one-world-phone-{i:08d}" for i in range(200)]
+    world = live.deal_for(question, candidates[0]).in_data
+    same = [d for d in candidates if live.deal_for(question, d).in_data == world][:3]
+    for device in same:
+        at = phone(code, device)
+        vote_buttons(at)[0].click().run()
+        assert "Your vote is in" in flat(at)
+    click(teacher, "live_show_votes")
+    shown = flat(teacher)
+    assert "No guesses yet" not in shown
+    assert f"**No point yet.** 3 guesses so far, and every phone dealt so far (3 phones) got a count from {'D' if world else 'D′'}:" in shown
+
+
 def test_the_game_s_epsilon_has_the_odds_panel_of_every_epsilon_control():
     teacher, _ = start()
     icons = {}
