@@ -458,8 +458,10 @@ with poll_tab:
 
 # ── The session ──────────────────────────────────────────────────────────────────────────────
 
+# on_click="ignore": a download that also reran the page raced that run, which drops the file
+# it replaces (Streamlit's docs say as much); the lecture test saw the download cancelled.
 st.download_button("⬇️ Results as CSV", key="live_results_csv", file_name=f"live-{session.code}-results.csv",
-                   mime="text/csv", data=lambda: live.results_csv(engine, session.id),
+                   mime="text/csv", data=lambda: live.results_csv(engine, session.id), on_click="ignore",
                    help="Votes per question, round and option (no device ids, no times).")
 with st.expander("Questions so far"):
     with ui_live.database_guard():
