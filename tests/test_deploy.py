@@ -345,14 +345,18 @@ def test_two_replicas_behind_nginx(deployment, database):
         assert min(map(len, placed.values())) >= 2, f"sessions did not spread: {placed}"
 
         # No Nagle stall on the nginx → Streamlit hop: a small rerun comes back in well under
-        # the 40 ms a delayed ACK would add to every one of them.
+        # the 40 ms a delayed ACK would add to every one of them. One fast rerun proves it; on a
+        # machine busy with the browser tests beside this one, 30 back-to-back reruns were all
+        # 30 ms or more once (CI), so the probe keeps trying, with pauses, for up to 30 s.
         fastest = float("inf")
         probe = Client(port)
         await probe.open("poll-join")
-        for _ in range(30):
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
             fastest = min(fastest, 1000 * await probe.rerun())
             if fastest < NAGLE_FLOOR_MS * 0.75:
                 break
+            await asyncio.sleep(0.2)
         await probe.close()
         assert fastest < NAGLE_FLOOR_MS * 0.75, f"fastest rerun {fastest:.0f} ms: Nagle?"
 
