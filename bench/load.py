@@ -502,6 +502,17 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
 
+async def _stopped_before(wake: float, stop: asyncio.Event) -> bool:
+    """Sleep until the monotonic time `wake`; True if `stop` was set first."""
+    if wake <= time.monotonic():
+        return False
+    try:
+        await asyncio.wait_for(stop.wait(), wake - time.monotonic())
+        return True
+    except TimeoutError:
+        return False
+
+
 async def pages_with_sliders(port: int, visited: dict[str, set] | None = None,
                              only: list[str] | None = None) -> list[str]:
     """Every lesson page whose main area has a slider (or those of `only`); visiting them also
@@ -806,12 +817,8 @@ async def _phone_loop(phone: Session, fragment: str, stop: asyncio.Event, ticks:
         vote_due = (voting["start"] + offset
                     if voting.get("start") is not None and id(phone) not in voting["done"] else None)
         wake = min(next_at, vote_due) if vote_due is not None else next_at
-        if wake > time.monotonic():
-            try:
-                await asyncio.wait_for(stop.wait(), wake - time.monotonic())
-                return
-            except TimeoutError:
-                pass
+        if await _stopped_before(wake, stop):
+            return
         try:
             if vote_due is not None and time.monotonic() >= vote_due:
                 voting["done"].add(id(phone))
@@ -1088,12 +1095,8 @@ async def _lecture_phone(phone: Session, voter: bool, lecture: Lecture, stop: as
         if voter and k >= 0 and shown_push == k and voted < k:
             vote_due = lecture.pushes[k] + offsets.setdefault(k, random.uniform(0, lecture.vote_within))
         wake = min(next_at, vote_due) if vote_due is not None else next_at
-        if wake > time.monotonic():
-            try:
-                await asyncio.wait_for(stop.wait(), wake - time.monotonic())
-                return
-            except TimeoutError:
-                pass
+        if await _stopped_before(wake, stop):
+            return
         try:
             if vote_due is not None and time.monotonic() >= vote_due:
                 voted = k
