@@ -254,7 +254,8 @@ def attack_demo() -> None:
     lead = base["roc_tpr"] - base["roc_fpr"]
     tpr5 = tpr_at_fpr(base["roc_fpr"], base["roc_tpr"], 0.05)
     if lead.max() < 0.05:
-        points = round(100 * lead.max())
+        # "within N points of the diagonal" is a bound on both sides: the curve may dip below it
+        points = math.ceil(100 * abs(lead).max())
         roc_text = lessons.section_text(SLUG, "attack-roc-flat", within="on" if points == 0 else
                                         f"within {points} point{'s' if points > 1 else ''} of")
     elif tpr5 < 0.10:
@@ -390,10 +391,11 @@ def dp_training() -> None:
     if over:
         advantage = lessons.section_text(SLUG, "sweep-advantage-over",
                                          over=", ".join(f"{e:g}" for e, _ in over),
-                                         excess=max(z for _, z in over))
+                                         excess=math.ceil(10 * max(z for _, z in over)) / 10)
     else:
         top = max(range(len(runs)), key=lambda i: runs[i]["advantage"])
-        clear = runs[top]["advantage"] > 2 * runs[top]["advantage_se"]
+        # "no estimate is clearly above 0" speaks of every ε, not only the largest estimate
+        clear = any(r["advantage"] > 2 * r["advantage_se"] for r in runs)
         advantage = lessons.section_text(SLUG, "sweep-advantage-under" if clear
                                          else "sweep-advantage-none",
                                          max_adv=runs[top]["advantage"], max_eps=DP_EPSILONS[top])
