@@ -26,7 +26,14 @@ from ui import heavy, lessons, opendp_snippets
 from ui.charts import anonymisation as charts
 from ui.odds import odds_panel
 from ui.opendp_show import opendp_expander
-from ui.params import EPSILONS, choice_slider, epsilon_slider, number_label
+from ui.params import (
+    EPSILONS,
+    bound_toggle,
+    choice_select,
+    choice_slider,
+    epsilon_slider,
+    number_label,
+)
 from ui.seeds import demo_seed, resample_button, rng_for
 from ui.share import copy_link
 from ui.show import chart
@@ -240,11 +247,11 @@ def differencing_demo() -> None:
     names = roll.names(records.person[candidates])
     left, right = st.columns([1, 2], gap="large")
     with left:
-        pick = st.selectbox("Target (you know they were a patient)", range(len(candidates)),
-                            format_func=lambda i: names[i], key="anon_diff_target")
-        diagnosis = st.selectbox("Does the target have …", range(len(DIAGNOSES)),
-                                 index=DIAGNOSES.index("diabetes"),
-                                 format_func=lambda d: DIAGNOSES[d], key="anon_diff_diagnosis")
+        pick = choice_select("Target (you know they were a patient)", range(len(candidates)), 0,
+                             "anon_diff_target", format_func=lambda i: names[i])
+        diagnosis = choice_select("Does the target have …", range(len(DIAGNOSES)),
+                                  DIAGNOSES.index("diabetes"), "anon_diff_diagnosis",
+                                  format_func=lambda d: DIAGNOSES[d])
     target = int(candidates[pick])
     q1, q2 = differencing_counts(records, diagnosis, target)
     person = records.rows([target])
@@ -262,7 +269,7 @@ def differencing_demo() -> None:
     lessons.step()  # in presenter mode the prediction is a screen of its own, the noise the next
     lessons.quiz(SLUG, "size-limit")
     lessons.step()
-    noisy = st.toggle("Answer each count with Laplace noise (a preview of DP)", key="anon_diff_noise")
+    noisy = bound_toggle("Answer each count with Laplace noise (a preview of DP)", "anon_diff_noise")
     if not noisy:
         return
     controls, plot = st.columns([1, 2], gap="large")

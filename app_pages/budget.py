@@ -36,7 +36,7 @@ from ui.charts import budget as charts
 from ui.numbers import number
 from ui.odds import odds_panel
 from ui.opendp_show import opendp_expander
-from ui.params import DELTAS, EPSILONS, choice_slider, range_slider
+from ui.params import DELTAS, EPSILONS, choice_select, choice_slider, range_slider
 from ui.seeds import demo_seed, resample_button, rng_for
 from ui.share import copy_link
 from ui.show import chart
@@ -265,8 +265,8 @@ def game_demo() -> None:
         if game.total != total:
             st.info(lessons.section_text(SLUG, "game-total-locked", total=game.total, wanted=total))
         st.divider()
-        question = st.selectbox("Question", list(QUESTIONS), key="budget_game_q",
-                                format_func=lambda key: QUESTIONS[key].label)
+        question = choice_select("Question", list(QUESTIONS), next(iter(QUESTIONS)), "budget_game_q",
+                                 format_func=lambda key: QUESTIONS[key].label)
         epsilon = choice_slider("ε for this query", EPSILONS, 0.1, "budget_game_eps",
                          help="Smaller ε means more noise and stronger privacy.")
         ask_col, repeat_col = st.columns(2)

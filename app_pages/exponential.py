@@ -22,6 +22,7 @@ from ui.odds import odds_panel
 from ui.opendp_show import opendp_expander
 from ui.params import (
     EPSILONS,
+    bound_toggle,
     choice_radio,
     choice_slider,
     epsilon_slider,
@@ -134,8 +135,8 @@ def selection_demo() -> None:
         sensitivity = choice_slider("Δu (how much one person can move any score)", [0.5, 1, 2, 5, 10],
                                     1, "exp_sel_du")
         t = range_slider("t in the utility theorem", 0.0, 5.0, 1.0, "exp_sel_t", step=0.5)
-        show_notes = st.toggle("Also show the notes' exp(εu/Δu), which is 2ε-DP in general",
-                               key="exp_sel_notes")
+        show_notes = bound_toggle("Also show the notes' exp(εu/Δu), which is 2ε-DP in general",
+                                  "exp_sel_notes")
     # In presenter mode the table of candidates is a screen of its own, next to the chart of
     # their chances against ε; the chart and the numbers above still follow it.
     lessons.step()

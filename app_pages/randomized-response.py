@@ -190,8 +190,8 @@ def coin_demo() -> None:
     h = coin_heads_probability(epsilon)
     q = rr_keep_probability(epsilon)
     lessons.render(SLUG, "coin-intro", eps=epsilon, h=_prob(h, 3))
-    truth = st.radio("Your true answer", [1, 0], format_func=lambda b: "Yes" if b else "No",
-                     horizontal=True, key="rr_coin_truth")
+    truth = choice_radio("Your true answer", [1, 0], 1, "rr_coin_truth",
+                         format_func=lambda b: "Yes" if b else "No")
     coins = rng_for("rr_coin").random(2)  # the respondent's two private coins, fixed per draw
     first_heads, second_heads = bool(coins[0] < h), bool(coins[1] < 0.5)
     draw, step = st.session_state.get("rr_coin_progress", (draw_number("rr_coin"), 0))

@@ -188,6 +188,17 @@ def choice_radio(label: str, options: Sequence, default, key: str, *,
     return value
 
 
+def choice_select(label: str, options: Sequence, default, key: str, *,
+                  format_func: Callable = str, help: str | None = None):
+    """A drop-down bound to the URL by its shown label, with the same ignored-link note."""
+    link_value = link_values(key)
+    value = st.selectbox(label, list(options), index=list(options).index(default), key=key,
+                         format_func=format_func, help=help, bind="query-params")
+    remember_for_links(key, lambda chosen: [format_func(chosen)])
+    note_if_ignored(key, label, link_value, format_func(value))
+    return value
+
+
 def choice_pills(label: str, options: Sequence, default: Sequence, key: str, *,
                  format_func: Callable = str, help: str | None = None) -> list:
     """Multi-select pills bound to the URL, which carries one label per chosen option."""
