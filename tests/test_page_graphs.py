@@ -285,3 +285,33 @@ def test_dense_network_max_degree_and_a_bound_that_is_too_large():
     assert "of the most it could ever be, n − 1 = 19, and here d = 18 is itself 95% of n − 1" in text
     assert "the bound alone is too large" in text and "Raising ε cannot make it win" in text
     assert "Expect ε̂ below the promise, though not far below it here." in text
+
+
+def test_a_near_tie_lost_to_clipping_is_not_blamed_on_the_sum():
+    # B + ln(1/δ)/ε = 16 + 32.9 is below (n − 2)/2 = 49, yet the naive release wins: the exact
+    # error adds e^(−εμ)/(2ε²) for a noisy bound clipped at 0. The page used to say "each is
+    # below (n − 2)/2 on its own, but together they are not", and "1.0 times larger".
+    n, epsilon, delta = 100, 0.07, 0.1
+    at = app_test(LESSON, {"graphs_n": str(n), "graphs_ties": "4", "graphs_triad": "0",
+                           "graphs_bound": "max common friends (tighter)",
+                           "graphs_eps": str(epsilon), "graphs_delta": str(delta)})
+    assert_clean(at)
+    text = page_text(at)
+    bound = int(re.search(r"Here B = (\d+) and the shift", text).group(1))
+    mu = bound + np.log(1 / delta) / epsilon
+    mechanism = (mu + np.exp(-epsilon * mu) / (2 * epsilon)) / epsilon
+    naive = (n - 2) / (2 * epsilon)
+    assert mu < (n - 2) / 2 and mechanism > naive  # the setting is the near tie it means to be
+    assert "naive mechanism wins" in text
+    assert "together they are not" not in text
+    assert f"together they come to {mu:.1f}, below {(n - 2) / 2:.1f}" in text
+    assert "times larger" not in text and "within 5% of it" in text
+    assert mechanism / naive < 1.05
+
+
+def test_no_green_diamonds_are_named_when_the_network_is_not_drawn():
+    at = app_test(LESSON, {"graphs_n": "500"})  # the default count is triangles
+    assert_clean(at)
+    text = page_text(at)
+    assert "friends they have in common" in text
+    assert "green diamonds" not in text
