@@ -140,11 +140,13 @@ def show_quiz(question: live.Question) -> None:
 
 
 def shown_deal(question: live.Question) -> game.Deal:
-    """This device's count. Until the reveal it is recorded before it is drawn (once per
+    """This device's count. While voting is open it is recorded before it is drawn (once per
     question and browser session), so that every phone that saw a count is counted on the
-    projector, voter or not: staying silent is part of a strategy (classroom.game)."""
+    projector, voter or not: staying silent is part of a strategy (classroom.game). Once voting
+    has closed the projector shows its verdict, so a phone that opens the game then is shown
+    its count but not counted: the verdict must not move under it."""
     recorded = st.session_state.setdefault(DEALS_KEY, set())
-    if question.revealed or question.id in recorded:
+    if not question.accepts_votes or question.id in recorded:
         return live.deal_for(question, device)
     # The count is drawn from the device id: recorded, it fixes the id, as an answer does. A
     # stand-in id replaced by a late report would show the phone a second count and deal it
@@ -169,6 +171,11 @@ def show_game(question: live.Question) -> None:
             threshold=game.THRESHOLD, best="“in”" if best == game.GUESS_IN else "“out”",
             best_accuracy=game.best_accuracy(eps), ceiling=percent_at_most(game.accuracy_ceiling(eps)),
             eps=eps))
+        with ui_live.database_guard():
+            counted = mine is not None or live.was_dealt(ui_live.engine(), question, device)
+        if not counted:
+            st.markdown(lessons.section_text(SLUG, "game-not-counted"))
+            return
         said = "You guessed" if mine is not None else "You stayed silent, which counts as"
         guess = game.GUESS_OUT if mine is None else mine  # silence is the guess "out"
         right = (guess == game.GUESS_IN) == dealt.in_data

@@ -897,6 +897,17 @@ def deal_for(question: Question, device_id: str) -> game.Deal:
                      question.params["epsilon"])
 
 
+def was_dealt(engine: Engine, question: Question, device_id: str) -> bool:
+    """Whether game_result counts this device: it was shown its count while voting was open
+    (a deal row), or it voted in round 1."""
+    device = device_hash(question.session_id, device_id)
+    with engine.connect() as conn:
+        return bool(conn.execute(select(
+            exists().where(deals.c.question_id == question.id, deals.c.device_sha256 == device)
+            | exists().where(votes.c.question_id == question.id, votes.c.round == 1,
+                             votes.c.device_sha256 == device))).scalar())
+
+
 def record_deal(engine: Engine, question: Question, device_id: str) -> game.Deal:
     """Note that this device is shown its count (once; a reload changes nothing), and return
     the deal. Call it before the count is drawn, so that every phone that saw one is counted

@@ -286,6 +286,29 @@ def test_the_game_deals_counts_and_plots_the_class_against_the_bound(engine):
     assert "You stayed silent, which counts as **Out" in flat(phones[9])
 
 
+def test_a_phone_that_opens_the_game_after_voting_closed_does_not_move_the_verdict(engine):
+    # The projector shows its verdict once voting closes; a phone that first opens the game then
+    # used to be dealt (a silent "out") and moved the verdict, and at the reveal was told it had
+    # stayed silent, though it had never had the chance to guess.
+    teacher, code = start()
+    click(teacher, "live_push_game")
+    early = phone(code, "early-game-device-000")
+    vote_buttons(early)[0].click().run()
+    click(teacher, "live_close")
+    question_id = live.view(engine, live.find_session(engine, code).id).question.id
+    before = live.game_result(engine, question_id)
+    late = phone(code, "late-game-device-0000")
+    assert_clean(late)
+    assert "The released count your phone was dealt" in flat(late)
+    assert live.game_result(engine, question_id) == before
+    click(teacher, "live_reveal")
+    late.run()
+    assert "You opened the game after voting closed" in flat(late)
+    assert "You stayed silent" not in flat(late)
+    early.run()
+    assert "You guessed" in flat(early)
+
+
 def test_a_dealt_count_fixes_a_stand_in_device_id(engine):
     # A phone whose browser had not reported its stored id yet answers under a stand-in the
     # server made (provisional: a late report replaces it). Being dealt a count is an answer:
