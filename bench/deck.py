@@ -1,6 +1,7 @@
 """The first view of every deck step on a freshly started server, in headless Chromium.
 
     python bench/deck.py [slug ...] [--passes 2]
+    python bench/deck.py --pages [slug ...]       # each lesson's default view, not its deck
 
 Starts `streamlit run app.py` afresh (bench.load.streamlit_server: one visit starts the
 server's warm-up, ui/warm.py, and the walk begins once it has finished, as a lecturer's
@@ -79,6 +80,21 @@ def browser_cpu_seconds() -> float:
     return total
 
 
+PAGE_DRAWN = """() => !!document.querySelector('[data-test-script-state=notRunning]')
+  && !document.querySelector('[data-testid=stSkeleton], [data-stale=true]')
+  && [...document.querySelectorAll('[data-testid=stPlotlyChart]')].every((c) => c.querySelector('.main-svg'))"""
+
+
+def open_page(page, url: str, slug: str, pid: int) -> tuple[float, float, float]:
+    """(wall, server CPU, browser CPU) seconds to draw the lesson's default view (no deck),
+    from the address entered until the script has finished and every chart is drawn."""
+    started, cpu, browser = time.monotonic(), cpu_seconds(pid), browser_cpu_seconds()
+    page.goto(f"{url}/{slug}")
+    wait_for_app(page)
+    page.wait_for_function(PAGE_DRAWN, timeout=120_000, polling=20)
+    return time.monotonic() - started, cpu_seconds(pid) - cpu, browser_cpu_seconds() - browser
+
+
 def walk(page, url: str, slug: str, pid: int) -> dict[int, tuple[float, float, float]]:
     """(wall seconds, server CPU seconds, browser CPU seconds) to draw each step of the
     lesson's deck, the first from the address entered."""
@@ -111,6 +127,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("slugs", nargs="*", default=DECKS)
     parser.add_argument("--passes", type=int, default=1)
+    parser.add_argument("--pages", action="store_true",
+                        help="open each lesson's default view (no deck) instead of walking its deck")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -118,6 +136,18 @@ def main() -> None:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         url = f"http://127.0.0.1:{port}"
+        if args.pages:
+            for number in range(1, args.passes + 1):
+                print(f"pass {number}{' (fresh server)' if number == 1 else ''}, default views:")
+                opened = {slug: open_page(page, url, slug, pid) for slug in args.slugs}
+                for slug, times in opened.items():
+                    print(f"  {slug:18} {_three(times)}", flush=True)
+                walls = [wall for wall, _, _ in opened.values()]
+                print(f"  all: {len(walls)} pages, median {statistics.median(walls):.2f} s, max "
+                      f"{max(walls):.2f} s, {sum(t > SLOW for t in walls)} over {SLOW:g} s; CPU: server "
+                      f"{sum(t[1] for t in opened.values()):.1f} s; load {os.getloadavg()[0]:.1f}")
+            browser.close()
+            return
         for number in range(1, args.passes + 1):
             print(f"pass {number}{' (fresh server)' if number == 1 else ''}:")
             every, firsts, server_cpu, browser_cpu = [], [], 0.0, 0.0
