@@ -108,6 +108,9 @@ def serve_app():
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
              "--server.address", "127.0.0.1", "--server.headless", "true"],
             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log,
+            # No warm-up (ui/warm.py, tested in test_warm.py): about 10 s of CPU per server
+            # start, most of it for pages a test never opens, in the way of the tests' own.
+            env={**os.environ, "DPLAB_WARM": "0"},
         )
 
         def server_log() -> str:

@@ -147,9 +147,9 @@ def test_every_step_fits_a_projector_and_reads_cleanly(browser, app_url, lesson)
     faults, steps = [], {}
     page.goto(_url(app_url, lesson, "present=1"))
     if deck:
-        # the deck's controls come last (a first visit runs the page twice: ui.lessons.demo);
-        # the first deck of a fresh server may wait over 60 s for its warm-up on a loaded
-        # 2-core machine (seen: randomized response first in a -k run), as in test_deck_browser
+        # the deck's controls come last; the first deck of a fresh server may wait over 60 s
+        # on a loaded 2-core machine (seen: randomized response first in a -k run), as in
+        # test_deck_browser
         page.wait_for_selector(".st-key-dplab_deck", timeout=150_000)
     _settle(page)
     step = 1

@@ -12,6 +12,7 @@ import pytest
 from bench.load import Session, free_port, wait_until_serving
 from tests.conftest import ROOT, app_test, assert_clean, lesson, run_coroutine
 from ui import warm
+from ui.course import LESSONS
 
 DONE = "DP Lab warm-up done"
 
@@ -27,7 +28,7 @@ def test_no_warm_up_under_apptest_or_when_switched_off(monkeypatch):
 
 @pytest.mark.parametrize("launcher", [["-m", "streamlit", "run", "app.py"], ["-m", "serve"]],
                          ids=["streamlit run", "python -m serve"])
-def test_the_server_visits_every_main_slider_value_of_the_slow_pages_once(launcher, tmp_path):
+def test_the_server_opens_every_deck_and_visits_every_main_slider_value_of_the_slow_pages_once(launcher, tmp_path):
     port = free_port()
     log = tmp_path / "server.log"
     with log.open("w") as out:
@@ -61,6 +62,10 @@ def test_the_server_visits_every_main_slider_value_of_the_slow_pages_once(launch
         for slug, values in shown.items():
             assert len(values) >= 5
             assert f"{slug} at {', '.join(values)}" in line, line
+        # Every lesson's deck at its defaults, the class pages left out (issue 27)
+        lesson_pages = [lesson.slug for lesson in LESSONS if lesson.section != "Classroom"]
+        assert f"decks {', '.join(lesson_pages)};" in line, line
+        assert len(lesson_pages) >= 12
         assert text.count(DONE) == 1  # once per process, however many sessions came
         assert "Traceback" not in text
     finally:

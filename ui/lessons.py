@@ -180,6 +180,7 @@ class _Deck:
     sites: dict = field(default_factory=dict)
     spans: dict = field(default_factory=dict)  # demo → (first step, last step), last page run
     learnt: dict = field(default_factory=dict)  # the same, as this page run finds them
+    shown: dict = field(default_factory=dict)  # demo → whether this run drew it on the page
 
 
 def _sink() -> DeltaGenerator:
@@ -277,7 +278,8 @@ def demo(function=None, **fragment_options):
     Streamlit draws a fragment inside a container it makes where the fragment is called,
     so a demo whose later part is on screen must be called where the page is shown, not in
     the sink; and its earlier part must then go to the sink. The steps a demo spans are
-    learnt on a page run (the first page run in presenter mode runs twice for this).
+    learnt on a page run (the first page run in presenter mode, if it shows a step inside
+    a demo past the demo's first step, runs twice for this).
     """
     if function is None:
         return functools.partial(demo, **fragment_options)
@@ -308,7 +310,8 @@ def demo(function=None, **fragment_options):
             return fragment(*args, **kwargs)
         entry = context_dg_stack.get()
         first, last = deck.spans.get(name, (deck.count, deck.count))
-        if first <= deck.current <= last:
+        deck.shown[name] = first <= deck.current <= last
+        if deck.shown[name]:
             _show(True)
         try:
             return fragment(*args, **kwargs)
@@ -412,10 +415,17 @@ def end_deck(seed: int) -> None:
     _show(True)
     key = _step_key(deck.page)
     if deck.learnt != deck.spans and not _demo_rerun():
-        # A demo spans steps this run did not know of: run again, now knowing. (A page's
-        # steps are the same for every session, so this happens once per page and process.)
+        # A demo spans steps this run did not know of (a page's steps are the same for every
+        # session, so this happens once per page and process). Run again, now knowing, only
+        # if the step on screen needed them: a demo drawn where it should not be, or not
+        # drawn where it should (a step inside a demo, past its first). Else this run drew
+        # the step right, and the demo's own reruns look its steps up in deck.spans.
         _SPANS[deck.page] = dict(deck.learnt)
-        st.rerun()
+        wrong = any(deck.shown.get(name) != (first <= deck.current <= last)
+                    for name, (first, last) in deck.learnt.items())
+        deck.spans = dict(deck.learnt)
+        if wrong:
+            st.rerun()
     bad = st.session_state.pop(f"{key}__bad_link", None)
     if deck.current > deck.count:  # a link to a step this lesson does not have
         bad = str(deck.current)

@@ -26,12 +26,21 @@ import math
 import re
 
 import numpy as np
+import pandas  # noqa: F401 - whole before any chart: see below
 import plotly.graph_objects as go
 import streamlit as st
 
 from ui.plain_figure import PlainFigure, decode_array, plain_spec
 from ui.presenter import presenter_mode
 from ui.theme import FONT_SIZE, HEIGHT
+
+# Plotly checks its values against pandas types by looking pandas up in sys.modules, without
+# the import lock (_plotly_utils.optional_imports.get_module(should_load=False)). A session
+# whose chart was checked while another session's thread was still importing pandas met a
+# half-initialised module and a traceback ("partially initialized module 'pandas' has no
+# attribute 'Series'"; seen with the warm-up's decks beside a first visitor). app.py imports
+# this module before any page runs, so pandas is whole before any chart: a second session's
+# import waits on the lock.
 
 PRESENTER_FONT_SIZE = 20
 PRESENTER_TITLE_SIZE = 24

@@ -12,8 +12,16 @@ The visit is a real session of the running server with a client that discards wh
 sent (Streamlit's Runtime, as a browser's websocket would open it): the page's own code runs,
 with the same arguments as a student's, so nothing here repeats a page's internals. Each
 value is one page run in a session of its own, one after another, in a script thread like any session's: the GIL
-is shared with real sessions from the first second, and the whole walk takes a few seconds
-of CPU once per process.
+is shared with real sessions from the first second, and the whole walk takes about 10 s
+of CPU once per process (4-5 s the decks, 4-5 s the sliders).
+
+First, it opens every lesson's deck once at its defaults (present=1, at the title slide),
+as a lecturer's link does: a deck runs all of its page, the steps off screen included (every
+tab of a page with tabs), and learns the steps its demos span, so the first lecturer or
+student on a page finds its modules imported and its caches full at the default settings
+(issue 27: a deck's title slide cost a fresh server 0.4-1.7 s of CPU, a warm one 0.1-0.2 s;
+docs/PERFORMANCE.md, "Presenter deck"). The class pages are left out: they show the class's
+own state (the database), with nothing slow to compute.
 
 It starts from app.py on the first run of any session, so it works under a plain
 `streamlit run app.py` (Community Cloud) as under `python -m serve`. DPLAB_WARM=0 turns it
@@ -33,7 +41,10 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime import Runtime
 
-WARM_PAGES = ("graphs", "machine-learning")
+from ui.course import LESSONS
+
+DECKS = tuple(lesson.slug for lesson in LESSONS if lesson.section != "Classroom")  # at defaults
+WARM_PAGES = ("graphs", "machine-learning")  # at every value of the main slider
 START_DELAY = 2.0  # seconds after the first session's run: let it draw first
 RUN_TIMEOUT = 120.0
 MAIN = 0  # delta_path[0] of the main area
@@ -43,6 +54,7 @@ _lock = threading.Lock()
 _started = False
 done = threading.Event()  # set when the walk has finished (or given up); for tests
 visited: dict[str, list[str]] = {}  # page -> main-slider values it was run at
+opened: list[str] = []  # the decks opened at their defaults
 
 
 class _Discard:
@@ -129,6 +141,10 @@ async def _walk(runtime: Runtime) -> None:
     try:
         await asyncio.sleep(START_DELAY)
         started = time.process_time(), time.monotonic()
+        for slug in DECKS:
+            await _visit(runtime, slug, {"present": "1"})
+            opened.append(slug)
+        decks = time.process_time() - started[0]
         for slug in WARM_PAGES:
             first = await _visit(runtime, slug, {})
             if first.slider is None:
@@ -138,9 +154,10 @@ async def _walk(runtime: Runtime) -> None:
             for value in proto.options:  # select sliders: the labels a link carries
                 await _visit(runtime, slug, {proto.query_param_key: value})
                 visited[slug].append(f"{proto.query_param_key}={value}")
-        _LOG.info("DP Lab warm-up done: %s (%.1f s of process CPU, %.1f s)",
+        _LOG.info("DP Lab warm-up done: decks %s; %s (%.1f s of process CPU, %.1f of it the "
+                  "decks; %.1f s)", ", ".join(opened),
                   "; ".join(f"{slug} at {', '.join(values)}" for slug, values in visited.items()),
-                  time.process_time() - started[0], time.monotonic() - started[1])
+                  time.process_time() - started[0], decks, time.monotonic() - started[1])
     except Exception:  # noqa: BLE001 - a warm-up must never break the app
         _LOG.warning("DP Lab warm-up stopped early", exc_info=True)
     finally:
