@@ -16,8 +16,8 @@ def test_reveal_on_the_projector_marks_the_right_option_and_a_click_draws_no_fra
     page = browser.new_page(viewport=PROJECTOR)
     page.goto(f"{app_url}/randomized-response?present=1&step=2")  # the protocol and its quiz
     wait_for_app(page)
-    # The first page of a fresh server, while its warm-up runs and other tests load 2 cores:
-    # it has taken over 60 s here (the first-visit cost is issue 28's).
+    # The first page of a fresh, unwarmed test server (DPLAB_WARM=0), while other tests load
+    # 2 cores: it has taken over 60 s here (a served app warms up: ui/warm.py).
     page.wait_for_selector(".st-key-dplab_deck", timeout=150_000)
     options = page.locator("[data-testid=stMain] [role=radiogroup] label")
     options.first.wait_for(timeout=60_000)  # the step's quiz, drawn after the deck bar
