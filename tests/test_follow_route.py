@@ -142,3 +142,29 @@ def test_a_hammering_ticket_is_limited_and_its_neighbour_on_the_same_address_is_
     assert retry_after and all(int(value) >= 1 for value in retry_after)
     status, _, body = get(port, quiet)  # the same address (127.0.0.1), another ticket
     assert status == 200 and body.isdigit()
+
+
+def test_an_ended_session_reruns_its_phones_once_and_stops_their_polling(hall):
+    port, engine, _ = hall
+    ending, _token = live.create_session(engine, class_size=30)
+
+    async def scenario() -> None:
+        phone = await join_phone(port, ending.code, 5)
+        follower = Follower(phone, next(iter(phone.fragments)))
+        try:
+            live.end_session(engine, ending.id)
+            deadline = time.monotonic() + 30
+            ran = None
+            while ran is None and time.monotonic() < deadline:
+                await asyncio.sleep(ui_live.CACHE_SECONDS)
+                ran = await follower.beat()
+            assert ran is not None
+            assert any("ended" in text for text in phone.texts), phone.texts
+            assert follow_data(phone)["url"] is None  # nothing more to ask
+            assert await follower.beat() is None
+            assert follower.asked == 1
+        finally:
+            follower.close()
+            await phone.close()
+
+    run_coroutine(scenario())
