@@ -42,8 +42,10 @@ so memory should rise for the first minutes and then stay flat; the report gives
 minute and the slope over the second half of the run.
 
 `live`: a lecture hall on the live class. One server, one live session, N phones on the join
-page (`--phones`, default 300), each rerunning its `follow` fragment every run_every seconds
-as the browser does, plus the instructor's projector (every second). Reports the server's CPU
+page (`--phones`, default 300), each following as the browser does (Follower: it asks the
+version route every 2 s and reruns its `follow` fragment only when the version moved or the
+drawing is due; `--follow tick` reruns it every 2 s instead, as phones did before issue 28),
+plus the instructor's projector (every second). Reports the server's CPU
 while the phones wait, the publish-to-phone latency of a quiz pushed through the database
 (the worst case: as from another replica, so this process sees it only when its cached view
 is half a second old), and, with every phone voting once within `--vote-seconds`, tap-to-
@@ -57,7 +59,7 @@ then is the idle phones' cost. Then `--laptops` sessions move the lesson's main 
 database, as another replica would: the worst case); after each, `--voters` phones tap an
 option at a random moment within `--vote-within` s. Reports push → phone shows it, vote →
 projector count, slider move → reply (p95 each), the idle phones' CPU, errors and skipped
-beats (a tick or move still running when the next was due). A quick check:
+beats (a phone's request or rerun, or a laptop's move, still running when the next was due). A quick check:
 `lecture --phones 60 --voters 50 --laptops 12 --pushes 2 --push-every 30`.
 
 Loopback only; every loop is bounded in count and in time.
