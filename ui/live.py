@@ -27,8 +27,8 @@ JOIN_SLUG = "live-join"
 ADMIN_KEY = "live_admin"  # {"code": …, "token": …}: the admin token lives here, not in the URL
 # A waiting phone's browser asks the version route (below) this often, and reruns its follow
 # fragment when the version moved: a new question shows within FOLLOW_SECONDS plus one rerun.
-# A request costs the server under 1 ms of CPU; a fragment rerun, which is what each phone did
-# every FOLLOW_SECONDS before, 4-7 ms, nearly all of it Streamlit's own (docs/PERFORMANCE.md,
+# A request costs the server about 1-1.5 ms of CPU; a fragment rerun, which is what each phone
+# did every FOLLOW_SECONDS before, 3-7 ms, nearly all of it Streamlit's own (docs/PERFORMANCE.md,
 # "The live class" and "Lecture on one process"). A deployment can trade CPU for latency with
 # DPLAB_LIVE_FOLLOW_SECONDS (0.5 to 10). The projector re-reads the votes every PROJECTOR_SECONDS.
 FOLLOW_ENV = "DPLAB_LIVE_FOLLOW_SECONDS"
@@ -47,7 +47,7 @@ PROJECTOR_SECONDS = 1.0
 # The follow fragment's own server-side tick, a safety net under the browser's polling: a phone
 # whose component script never runs still shows a push within this long (a reload at once).
 # A tick of every phone costs what the route's requests cost in total: 300 phones at 60 s are
-# 5 reruns a second, about 0.03 of a core, against 0.12 for their requests every 2 s. When the
+# 5 reruns a second, about 0.03 of a core, against 0.14-0.22 for their requests every 2 s. When the
 # route cannot be reached or refuses, the script itself falls back to rerunning the fragment
 # every FOLLOW_SECONDS (the cost of a tick, as before the route), so no phone is stranded.
 SAFETY_SECONDS = 60.0
