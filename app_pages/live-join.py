@@ -227,24 +227,46 @@ def show_poll(question: live.Question) -> None:
                             warmup_note=lambda: st.info(poll_answer.warmup_text(), icon="⏳"))
 
 
-# Looked up once per page run, not at every tick of the fragment (ui.poll.engine reads the
-# secrets each time): an idle phone's tick is then the cached view and one element.
+def redraw_in(question: live.Question | None) -> float | None:
+    """Seconds until this phone's drawing changes with no instructor action (which would move
+    the session's version): a countdown's seconds, the end of the new-session wait, a class
+    poll's own state (closed or reset on its page, read every POLL_RECHECK_SECONDS). None: the
+    drawing stands until the version moves."""
+    if question is None:
+        return None
+    waits = []
+    if question.kind == live.KIND_POLL:
+        waits.append(POLL_RECHECK_SECONDS)
+    elif question.seconds_left is not None:
+        waits.append(ui_live.FOLLOW_SECONDS)
+    remaining = ui_poll.warmup_remaining()
+    if remaining > 0 and (question.accepts_votes or question.kind == live.KIND_POLL):
+        waits.append(remaining)
+    return min(waits, default=None)
+
+
+# Looked up once per page run, not at every run of the fragment (ui.poll.engine reads the
+# secrets each time).
 db, views = ui_live.engine(), ui_live.session_cache()
 
 
-@st.fragment(run_every=ui_live.FOLLOW_SECONDS)
+@st.fragment(run_every=ui_live.SAFETY_SECONDS)
 def follow() -> None:
-    """Every FOLLOW_SECONDS: the session's current question, from the process's shared cache
-    (one cheap read per process and half second, whatever the number of phones).
+    """The session's current question, from the process's shared cache (one cheap read per
+    process and half second, whatever the number of phones).
 
-    Rendering the question here, inside the fragment, keeps a push cheap: each phone reruns
-    only this function, not app.py and the page, when a new question appears."""
+    The phone's browser reruns this fragment when the session's version moves (it asks the
+    version route every FOLLOW_SECONDS: ui_live.follow_changes), and when the drawing changes
+    by itself (redraw_in); the server's own tick every SAFETY_SECONDS is a safety net. Rendering
+    the question here, inside the fragment, keeps a push cheap: each phone reruns only this
+    function, not app.py and the page, when a new question appears."""
     with ui_live.database_guard():
         current = views.view(db, session.id)
+    question = current.question if current is not None else None
+    ui_live.follow_changes(db, views, session.id, current, redraw_in(question))
     if current is None or not current.session.open:
         st.info(lessons.section_text(SLUG, "session-ended"), icon="🏁")
         return
-    question = current.question
     if question is None:
         st.info(lessons.section_text(SLUG, "waiting"), icon="⏳")
     elif question.kind == live.KIND_QUIZ:

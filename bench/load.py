@@ -42,8 +42,10 @@ so memory should rise for the first minutes and then stay flat; the report gives
 minute and the slope over the second half of the run.
 
 `live`: a lecture hall on the live class. One server, one live session, N phones on the join
-page (`--phones`, default 300), each rerunning its `follow` fragment every run_every seconds
-as the browser does, plus the instructor's projector (every second). Reports the server's CPU
+page (`--phones`, default 300), each following as the browser does (Follower: it asks the
+version route every 2 s and reruns its `follow` fragment only when the version moved or the
+drawing is due; `--follow tick` reruns it every 2 s instead, as phones did before issue 28),
+plus the instructor's projector (every second). Reports the server's CPU
 while the phones wait, the publish-to-phone latency of a quiz pushed through the database
 (the worst case: as from another replica, so this process sees it only when its cached view
 is half a second old), and, with every phone voting once within `--vote-seconds`, tap-to-
@@ -57,7 +59,7 @@ then is the idle phones' cost. Then `--laptops` sessions move the lesson's main 
 database, as another replica would: the worst case); after each, `--voters` phones tap an
 option at a random moment within `--vote-within` s. Reports push → phone shows it, vote →
 projector count, slider move → reply (p95 each), the idle phones' CPU, errors and skipped
-beats (a tick or move still running when the next was due). A quick check:
+beats (a phone's request or rerun, or a laptop's move, still running when the next was due). A quick check:
 `lecture --phones 60 --voters 50 --laptops 12 --pushes 2 --push-every 30`.
 
 Loopback only; every loop is bounded in count and in time.
@@ -69,6 +71,7 @@ import argparse
 import asyncio
 import concurrent.futures
 import contextlib
+import json
 import math
 import os
 import random
@@ -85,6 +88,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from streamlit.components.v2.bidi_component.main import _make_trigger_id
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
@@ -298,18 +302,25 @@ class Session:
         self.slider_id = self.main_slider()
         return seconds
 
-    async def rerun_fragment(self, fragment_id: str, clicked: str | None = None) -> float:
+    async def rerun_fragment(self, fragment_id: str, clicked: str | None = None,
+                             event: tuple[str, str, str] | None = None) -> float:
         """Rerun one fragment, as the browser does every run_every seconds (is_auto_rerun), or
-        with a button of it clicked; returns seconds."""
+        with a button of it clicked, or with a component's trigger `event` (component id, event
+        name, value: what the component's setTriggerValue sends); returns seconds."""
         message = BackMsg()
         client_state = message.rerun_script
         client_state.query_string = urllib.parse.urlencode(self.query)
         client_state.page_script_hash = self.page_script_hash
         client_state.fragment_id = fragment_id
-        client_state.is_auto_rerun = clicked is None
+        client_state.is_auto_rerun = clicked is None and event is None
         client_state.widget_states.widgets.extend(self.values.values())
         if clicked is not None:
             client_state.widget_states.widgets.append(WidgetState(id=clicked, trigger_value=True))
+        if event is not None:
+            component, name, value = event
+            client_state.widget_states.widgets.append(WidgetState(
+                id=_make_trigger_id(component, "events"),
+                json_trigger_value=json.dumps([{"event": name, "value": value}])))
         client_state.cached_message_hashes.extend(sorted(self.cache))
         self._add_context(message)
         self.last_sent = message
@@ -805,12 +816,122 @@ LIVE_MARKER = "BENCH-QUESTION"  # in the pushed quiz's prompt: a phone has it wh
 _VOTES_SHOWN = re.compile(r"\*\*(\d+)\*\* of at most")
 
 
+# How the phones follow: "route" as the browser does since issue 28 (ask the version route
+# every FOLLOW_SECONDS, rerun the fragment only when the version moved, when the drawing is due,
+# or at the fragment's 60 s safety tick); "tick" as before it (rerun every FOLLOW_SECONDS), to
+# compare (with the server's fragment now ticking every 60 s, "tick" phones are driven by the
+# client at the component's every_ms, exactly as the old browser's timer did).
+FOLLOW_MODES = ("route", "tick")
+follow_mode = "route"  # set from --follow
+
+
+@dataclass
+class Follower:
+    """What a phone's browser does between runs of its follow fragment: ui.live's follow
+    component (its data: the route's url, the version drawn, every_ms, rerun_in_ms), over one
+    keep-alive HTTP connection to the server, as the browser's fetch would keep."""
+
+    phone: Session
+    fragment: str
+    mode: str = "route"
+    asked: int = 0  # route requests made
+    reruns: int = 0
+    refused: int = 0  # answers other than 200
+    _due_at: float | None = None
+    _safety_at: float = 0.0
+    _connection: tuple | None = None
+
+    def __post_init__(self) -> None:
+        self._ran()
+
+    def component(self) -> str | None:
+        return next((wid for wid, w in self.phone.widgets.items()
+                     if w.kind == "bidi_component" and wid.endswith("-live_follow")), None)
+
+    def data(self) -> dict:
+        component = self.component()
+        return json.loads(self.phone.widgets[component].proto.json) if component else {}
+
+    @property
+    def every(self) -> float:
+        return self.data().get("every_ms", 2000) / 1000
+
+    def _ran(self) -> None:
+        rerun_in = self.data().get("rerun_in_ms")
+        now = time.monotonic()
+        self._due_at = None if rerun_in is None else now + rerun_in / 1000
+        self._safety_at = now + self.phone.fragments.get(self.fragment, 60.0)
+
+    async def _ask(self, url: str) -> tuple[int, str]:
+        """GET the route. A kept connection the server has closed meanwhile (uvicorn closes
+        one idle for 5 s, e.g. while this phone waited for a long rerun) is opened again and
+        the request repeated once, as a browser does."""
+        for attempt in (1, 2):
+            fresh = self._connection is None
+            if fresh:
+                self._connection = await asyncio.open_connection("127.0.0.1", self.phone.port)
+            reader, writer = self._connection
+            try:
+                writer.write(f"GET {url} HTTP/1.1\r\nHost: 127.0.0.1:{self.phone.port}\r\n\r\n".encode())
+                await writer.drain()
+                head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+                length = next((int(line.split(":", 1)[1]) for line in head
+                               if line.lower().startswith("content-length")), 0)
+                body = (await reader.readexactly(length)).decode() if length else ""
+            except (OSError, asyncio.IncompleteReadError):
+                self.close()
+                if fresh or attempt == 2:
+                    raise
+                continue
+            self.asked += 1
+            return int(head[0].split()[1]), body.strip()
+        raise AssertionError("unreachable")
+
+    async def beat(self, clicked: str | None = None) -> float | None:
+        """One beat: the seconds of the fragment's run, or None when nothing was rerun."""
+        if clicked is not None:
+            return await self._rerun(clicked=clicked)
+        if self.mode == "tick":
+            return await self._rerun()
+        data = self.data()
+        now = time.monotonic()
+        if now >= self._safety_at:
+            return await self._rerun()  # the fragment's own run_every, an auto rerun
+        if self._due_at is not None and now >= self._due_at:
+            return await self._rerun(why="due")
+        if not data.get("url"):
+            return None
+        status, text = await self._ask(data["url"])
+        if status != 200:
+            self.refused += 1
+            return await self._rerun(why=f"route {status}")
+        if text != str(data.get("version")):
+            return await self._rerun(why="moved")
+        return None
+
+    async def _rerun(self, clicked: str | None = None, why: str | None = None) -> float:
+        component = self.component()
+        event = (component, "rerun", why) if why is not None and component else None
+        seconds = await self.phone.rerun_fragment(self.fragment, clicked=clicked, event=event)
+        self.reruns += 1
+        self._ran()
+        return seconds
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection[1].close()
+            self._connection = None
+
+
 async def _phone_loop(phone: Session, fragment: str, stop: asyncio.Event, ticks: list,
-                      errors: list[str], marks: dict, voting: dict) -> None:
-    """One phone: rerun its `follow` fragment every run_every seconds from a random phase, as
-    the browser does (skipping a beat while a run is still going). Notes when the pushed
-    question first shows; once voting starts, taps its first option at its own random moment."""
-    every = phone.fragments[fragment]
+                      errors: list[str], marks: dict, voting: dict, followers: list) -> None:
+    """One phone: follows as the browser does (Follower: by default it asks the version route
+    every FOLLOW_SECONDS and reruns only when something moved), from a random phase, skipping a
+    beat while one is still going. Notes when the pushed question first shows; once voting
+    starts, taps its first option at its own random moment."""
+    follower = Follower(phone, fragment, follow_mode)
+    followers.append(follower)
+    every = follower.every
     next_at = time.monotonic() + random.uniform(0, every)
     offset = random.uniform(0, voting["within"])
     while not stop.is_set():
@@ -828,13 +949,15 @@ async def _phone_loop(phone: Session, fragment: str, stop: asyncio.Event, ticks:
                     errors.append("phone: no vote button to tap")
                     continue
                 sent = time.monotonic()
-                await phone.rerun_fragment(fragment, clicked=button)
+                await follower.beat(clicked=button)
                 voting["votes"].append((sent, time.monotonic(),
                                         any("Your vote is in" in t for t in phone.texts)))
                 continue
             started = time.monotonic()
-            ticks.append((started, await phone.rerun_fragment(fragment)))
-            if "pushed" in marks and id(phone) not in marks["seen"] \
+            ran = await follower.beat()
+            if ran is not None:
+                ticks.append((started, ran))
+            if ran is not None and "pushed" in marks and id(phone) not in marks["seen"] \
                     and any(LIVE_MARKER in text for text in phone.texts):
                 marks["seen"][id(phone)] = time.monotonic() - marks["pushed"]
         except Exception as error:  # noqa: BLE001 (every failure is reported, none is fatal)
@@ -875,8 +998,6 @@ async def report_device(phone: Session, device: str) -> float:
     """What a phone's browser sends once ui.live's device component has read its localStorage:
     the component's state, kept with the other widgets' (the browser resends it with every
     message), in a whole-page rerun. Returns seconds."""
-    import json
-
     component = device_component(phone.widgets)
     phone.values[component] = WidgetState(
         id=component, json_value=json.dumps({"device": {"id": device, "kept": True}}))
@@ -956,16 +1077,19 @@ async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
             voting: dict = {"within": vote_seconds, "start": None, "done": set(), "votes": []}
             shown: list[tuple[float, int]] = []
             follow = {phone_id for phone in crowd for phone_id in phone.fragments}
+            followers: list[Follower] = []
             loops = [asyncio.create_task(_phone_loop(phone, next(iter(phone.fragments)), stop, ticks,
-                                                     errors, marks, voting))
+                                                     errors, marks, voting, followers))
                      for phone in crowd if phone.fragments]
             projector = next(iter(teacher.fragments))
             loops.append(asyncio.create_task(_projector_loop(teacher, projector, stop, shown, errors)))
             await asyncio.sleep(5)  # every phone has ticked at least twice: the idle state
             cpu0, wall0, first_tick = cpu(), time.monotonic(), len(ticks)
             client0, load0 = time.process_time(), os.getloadavg()[0]
+            asked0 = sum(f.asked for f in followers)
             await asyncio.sleep(idle_seconds)
             idle_wall = time.monotonic() - wall0
+            idle_asks = sum(f.asked for f in followers) - asked0
             idle_cpu = (cpu() - cpu0) / idle_wall
             client_cpu = (time.process_time() - client0) / idle_wall
             load = (load0 + os.getloadavg()[0]) / 2
@@ -994,6 +1118,8 @@ async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
             vote_cpu = (cpu() - cpu0) / (time.monotonic() - start_votes)
             stop.set()
             await asyncio.gather(*loops)
+            for follower in followers:
+                follower.close()
             await asyncio.gather(teacher.close(), *(phone.close() for phone in crowd))
         question = live.view(engine, session.id).question
         stored = live.vote_count(engine, question.id, 1)
@@ -1016,9 +1142,17 @@ async def live_run(phones: int, idle_seconds: float, vote_seconds: float,
         "vote_latency": [finished - sent for sent, finished, _ in votes],
         "votes_confirmed": sum(ok for *_, ok in votes), "stored": stored,
         "to_projector": to_projector, "vote_cpu": vote_cpu, "base_rss": base_rss,
-        "idle_rss": idle_rss, "follow_every": crowd[0].fragments and next(iter(crowd[0].fragments.values())),
-        "replicas": replicas,
+        "idle_rss": idle_rss, "follow_every": followers[0].every if followers else math.nan,
+        "replicas": replicas, "idle_asks": idle_asks, "refused": sum(f.refused for f in followers),
     }
+
+
+def follow_words(every: float) -> str:
+    """How the phones follow, for the reports."""
+    if follow_mode == "tick":
+        return f"each reruns its fragment every {every:g} s, as before issue 28"
+    return (f"each asks the version route every {every:g} s and reruns its fragment only when "
+            "something moved")
 
 
 def print_live(result: dict) -> None:
@@ -1029,12 +1163,14 @@ def print_live(result: dict) -> None:
     where = ("one server process" if result["replicas"] == 1
              else f"{result['replicas']} server processes sharing the database (CPU: their sum)")
     print(f"Live class: {result['phones']} of {result['asked']} phones joined one session on {where} "
-          f"(each reruns its fragment every {result['follow_every']:g} s); "
-          f"{len(result['errors'])} errors")
+          f"({follow_words(result['follow_every'])}); "
+          f"{len(result['errors'])} errors, {result['refused']} route answers other than 200")
     rate = len(ticks) / result["idle_seconds"]
+    asks = result["idle_asks"] / result["idle_seconds"]
     print(f"  idle, {result['idle_seconds']:.0f} s: server CPU {result['idle_cpu']:.2f} of a core "
-          f"({1000 * result['idle_cpu'] / max(rate, 1e-9):.1f} ms per rerun); {rate:.0f} fragment "
-          f"reruns/s (due: {result['phones'] / result['follow_every']:.0f}/s), each p50 "
+          f"({1000 * result['idle_cpu'] / max(rate + asks, 1e-9):.2f} ms per rerun or request); "
+          f"{asks:.0f} route requests/s and {rate:.0f} fragment "
+          f"reruns/s (due: {result['phones'] / result['follow_every']:.0f}/s), each rerun p50 "
           f"{p(ticks, 0.5):.0f} ms, p95 {p(ticks, 0.95):.0f} ms (sent → finished); RSS "
           f"{result['idle_rss']:.0f} MB; this client {result['client_cpu']:.2f} of a core; "
           f"machine load average {result['load']:.1f} on {os.cpu_count()} cores")
@@ -1073,6 +1209,7 @@ class Lecture:
     moves: list[float] = field(default_factory=list)  # laptop slider move → reply, seconds
     skipped: dict[str, int] = field(default_factory=lambda: {"phone": 0, "laptop": 0})
     errors: list[str] = field(default_factory=list)
+    followers: list[Follower] = field(default_factory=list)  # the phones' browsers
 
 
 def _current_vote_buttons(phone: Session) -> list[str]:
@@ -1080,12 +1217,15 @@ def _current_vote_buttons(phone: Session) -> list[str]:
 
 
 async def _lecture_phone(phone: Session, voter: bool, lecture: Lecture, stop: asyncio.Event) -> None:
-    """One phone: ticks its follow fragment every run_every seconds (from a random phase,
-    skipping a beat while a run is still going, as the browser does). A voter taps an option
-    once per question, at its own random moment within `vote_within` s of the push (or as soon
-    as the question shows, if it shows later)."""
+    """One phone: follows as the browser does (Follower: by default it asks the version route
+    every FOLLOW_SECONDS and reruns its fragment only when something moved), from a random
+    phase, skipping a beat while one is still going. A voter taps an option once per question,
+    at its own random moment within `vote_within` s of the push (or as soon as the question
+    shows, if it shows later)."""
     fragment = next(iter(phone.fragments))
-    every = phone.fragments[fragment]
+    follower = Follower(phone, fragment, follow_mode)
+    lecture.followers.append(follower)
+    every = follower.every
     next_at = time.monotonic() + random.uniform(0, every)
     shown_push = voted = -1
     offsets: dict[int, float] = {}
@@ -1105,16 +1245,19 @@ async def _lecture_phone(phone: Session, voter: bool, lecture: Lecture, stop: as
                     lecture.errors.append(f"phone: no vote button for push {k}")
                     continue
                 sent = time.monotonic()
-                await phone.rerun_fragment(fragment, clicked=random.choice(buttons))
+                await follower.beat(clicked=random.choice(buttons))
                 lecture.votes.append((k, sent, time.monotonic(),
                                       any("Your vote is in" in t for t in phone.texts)))
                 continue
-            for wid in _current_vote_buttons(phone):  # a tick draws the current question's anew
-                del phone.widgets[wid]
+            kept = {wid: phone.widgets.pop(wid) for wid in _current_vote_buttons(phone)}
             started = time.monotonic()
-            lecture.ticks.append((started, await phone.rerun_fragment(fragment)))
+            ran = await follower.beat()
+            if ran is None:  # nothing rerun: the page still shows what it showed
+                phone.widgets.update(kept)
+            else:  # a run draws the current question's buttons anew
+                lecture.ticks.append((started, ran))
             pushed = [int(m.group(1)) for t in phone.texts for m in [_PUSHED.search(t)] if m]
-            if pushed and pushed[0] > shown_push:
+            if ran is not None and pushed and pushed[0] > shown_push:
                 shown_push = pushed[0]
                 lecture.seen.append(time.monotonic() - lecture.pushes[shown_push])
         except Exception as error:  # noqa: BLE001 (every failure is reported, none is fatal)
@@ -1210,8 +1353,10 @@ async def lecture_run(phones: int, voters: int, laptops: int, lesson: str, pushe
             await asyncio.sleep(5)  # every phone has ticked at least twice: the idle state
             cpu0, wall0, ticks0 = cpu_seconds(pid), time.monotonic(), len(lecture.ticks)
             load0, client0 = os.getloadavg()[0], time.process_time()
+            asked0 = sum(f.asked for f in lecture.followers)
             await asyncio.sleep(idle_seconds)
             idle_wall = time.monotonic() - wall0
+            idle_asks = sum(f.asked for f in lecture.followers) - asked0
             idle_client = (time.process_time() - client0) / idle_wall
             idle_cpu = (cpu_seconds(pid) - cpu0) / idle_wall
             idle_ticks = [s for _, s in lecture.ticks[ticks0:]]
@@ -1255,13 +1400,16 @@ async def lecture_run(phones: int, voters: int, laptops: int, lesson: str, pushe
             busy_rss = rss_mb(pid)
             stop.set()
             await asyncio.gather(*tasks)
+            for follower in lecture.followers:
+                follower.close()
             await asyncio.gather(teacher.close(), *(p.close() for p in crowd),
                                  *(d.close() for d in desks))
         stored = [live.vote_count(engine, question_id, 1) for question_id in question_ids]
         engine.dispose()
     return {"lecture": lecture, "phones": len(following), "asked": phones, "voters": len(voting),
             "laptops": len(desks), "lesson": lesson, "push_every": push_every,
-            "follow_every": following[0].fragments[next(iter(following[0].fragments))] if following else math.nan,
+            "follow_every": lecture.followers[0].every if lecture.followers else math.nan,
+            "idle_asks": idle_asks, "refused": sum(f.refused for f in lecture.followers),
             "idle_seconds": idle_wall, "idle_cpu": idle_cpu, "idle_ticks": idle_ticks,
             "idle_load": idle_load, "idle_rss": idle_rss, "busy_seconds": busy_wall,
             "busy_cpu": busy_cpu, "busy_load": busy_load, "busy_rss": busy_rss, "stored": stored,
@@ -1296,7 +1444,7 @@ def print_lecture(result: dict) -> None:
     confirmed = sum(ok for *_, ok in lecture.votes)
     rate = len(result["idle_ticks"]) / result["idle_seconds"]
     print(f"Lecture on one server process: {result['phones']} of {result['asked']} phones follow "
-          f"(a tick every {result['follow_every']:g} s), {result['voters']} of them vote on each "
+          f"({follow_words(result['follow_every'])}), {result['voters']} of them vote on each "
           f"of {pushes} pushes {result['push_every']:g} s apart (within {lecture.vote_within:g} s); "
           f"{result['laptops']} laptops move {result['lesson']}'s slider every {MOVE_EVERY:g} s; "
           f"the projector is open (view=projector).")
@@ -1312,9 +1460,11 @@ def print_lecture(result: dict) -> None:
     ]
     for name, goal, measured in rows:
         print(f"{name:<44}{goal:>10}{measured:>16}")
-    print(f"  idle {result['idle_seconds']:.0f} s: {rate:.0f} phone ticks/s, "
-          f"{1000 * result['idle_cpu'] / max(rate, 1e-9):.2f} ms of server CPU per tick, tick p50 "
-          f"{1000 * percentile(result['idle_ticks'], 0.5):.0f} ms (due: "
+    asks = result["idle_asks"] / result["idle_seconds"]
+    print(f"  idle {result['idle_seconds']:.0f} s: {asks:.0f} route requests/s and {rate:.0f} phone "
+          f"reruns/s, {1000 * result['idle_cpu'] / max(rate + asks, 1e-9):.2f} ms of server CPU per "
+          f"request or rerun ({result['refused']} route answers other than 200), rerun p50 "
+          f"{1000 * percentile(result['idle_ticks'], 0.5) if result['idle_ticks'] else math.nan:.0f} ms (due: "
           f"{result['phones'] / result['follow_every']:.0f} ticks/s); RSS {result['idle_rss']:.0f} MB; "
           f"this client {result['idle_client']:.2f} of a core; load average {result['idle_load']:.1f} "
           f"on {os.cpu_count()} cores")
@@ -1451,7 +1601,7 @@ def validate(slugs: list[str], moves: int) -> None:
 
 
 def main() -> None:
-    global MOVE_EVERY
+    global MOVE_EVERY, follow_mode
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     load = commands.add_parser("load", help="N concurrent sessions moving sliders")
@@ -1500,10 +1650,15 @@ def main() -> None:
     check = commands.add_parser("validate", help="the client gets the browser's charts")
     check.add_argument("slugs", nargs="*", help="lesson slugs (default: every slider page)")
     check.add_argument("--moves", type=int, default=3)
+    for command in (hall, lecture):
+        command.add_argument("--follow", choices=FOLLOW_MODES, default="route",
+                             help="route: phones ask the version route and rerun on change (the "
+                                  "browser since issue 28); tick: rerun every 2 s (before)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="extra streamlit option for the server, e.g. "
                              "server.fileWatcherType=none (repeatable)")
     args = parser.parse_args()
+    follow_mode = getattr(args, "follow", follow_mode)
     for option in args.option:
         name, _, value = option.partition("=")
         SERVER_OPTIONS.extend([f"--{name}", value])

@@ -698,6 +698,15 @@ class SessionCache:
             self._views[key] = (now, fresh)
         return fresh
 
+    def cached(self, engine: Engine, session_id: int, now: float | None = None) -> View | None:
+        """The cached view while it is younger than max_age, without touching the database;
+        None otherwise (then `view` reads). For callers that must not block, such as the
+        phones' version route on the server's event loop (classroom.follow)."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            cached = self._views.get((id(engine), session_id))
+        return cached[1] if cached is not None and now - cached[0] < self.max_age else None
+
     def invalidate(self, session_id: int) -> None:
         with self._lock:
             for key in [key for key in self._views if key[1] == session_id]:

@@ -8,11 +8,16 @@ Streamlit; the pages are app_pages/live-instructor.py and app_pages/live-join.py
 from __future__ import annotations
 
 import os
+import time
 
 import streamlit as st
 from sqlalchemy import Engine
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
 
-from classroom import live
+from classroom import follow, limits, live
 from ui import lessons
 from ui import poll as ui_poll
 from ui.course import LESSONS, Lesson
@@ -20,10 +25,11 @@ from ui.course import LESSONS, Lesson
 INSTRUCTOR_SLUG = "live-instructor"
 JOIN_SLUG = "live-join"
 ADMIN_KEY = "live_admin"  # {"code": …, "token": …}: the admin token lives here, not in the URL
-# A waiting phone re-reads the (cached) session view this often: a new question shows within
-# FOLLOW_SECONDS plus one rerun. Each tick costs the server a fragment rerun (about 3 ms of CPU,
-# nearly all of it Streamlit's own), so 300 phones at 2 s are 150 reruns a second
-# (docs/PERFORMANCE.md, "The live class"). A deployment can trade CPU for latency with
+# A waiting phone's browser asks the version route (below) this often, and reruns its follow
+# fragment when the version moved: a new question shows within FOLLOW_SECONDS plus one rerun.
+# A request costs the server about 1-1.5 ms of CPU; a fragment rerun, which is what each phone
+# did every FOLLOW_SECONDS before, 3-7 ms, nearly all of it Streamlit's own (docs/PERFORMANCE.md,
+# "The live class" and "Lecture on one process"). A deployment can trade CPU for latency with
 # DPLAB_LIVE_FOLLOW_SECONDS (0.5 to 10). The projector re-reads the votes every PROJECTOR_SECONDS.
 FOLLOW_ENV = "DPLAB_LIVE_FOLLOW_SECONDS"
 
@@ -38,6 +44,13 @@ def _follow_seconds(raw: str | None, default: float = 2.0) -> float:
 
 FOLLOW_SECONDS = _follow_seconds(os.environ.get(FOLLOW_ENV))
 PROJECTOR_SECONDS = 1.0
+# The follow fragment's own server-side tick, a safety net under the browser's polling: a phone
+# whose component script never runs still shows a push within this long (a reload at once).
+# A tick of every phone costs what the route's requests cost in total: 300 phones at 60 s are
+# 5 reruns a second, about 0.03 of a core, against 0.14-0.22 for their requests every 2 s. When the
+# route cannot be reached or refuses, the script itself falls back to rerunning the fragment
+# every FOLLOW_SECONDS (the cost of a tick, as before the route), so no phone is stranded.
+SAFETY_SECONDS = 60.0
 # How stale a process's cached view may get before it reads the version counter again. Changes
 # made through this process are seen at once (the cache is invalidated); another replica's
 # within this.
@@ -72,6 +85,125 @@ def published(session_id: int) -> None:
 
 database_guard = ui_poll.database_guard
 plain = ui_poll.plain
+
+
+# ── The phones' version route ───────────────────────────────────────────────────────────────
+
+VERSION_ROUTE = "live-version"  # GET /live-version/<ticket> (under server.baseUrlPath)
+FOLLOW_TICKET_KEY = "live_follow_ticket"
+FOLLOW_RUNS_KEY = "live_follow_runs"
+# The tickets this process issued (classroom.follow): one registry per process, shared by the
+# pages' script threads and the route on the server's event loop.
+follow_tickets = follow.FollowTickets(ask_every=FOLLOW_SECONDS)
+
+
+def version_route_path() -> str:
+    from streamlit import config
+
+    base = (config.get_option("server.baseUrlPath") or "").strip("/")
+    return "/" + "/".join(part for part in (base, VERSION_ROUTE) if part)
+
+
+async def _answer_version(request: Request) -> Response:
+    """The version of the live session a ticket follows, as text; 404 for a ticket this
+    process did not issue, 429 with Retry-After over a ticket's or an address's limit, 410 when
+    the session is gone, 503 when the database cannot be read. Never anything but the number."""
+    now = time.monotonic()
+    headers = request.headers
+    real_ip = headers.getlist("x-real-ip")
+    address = limits.client_address(request.client.host if request.client else None,
+                                    headers.getlist("x-forwarded-for"), real_ip[-1] if real_ip else None)
+    refusal, ticket = follow_tickets.admit(request.path_params["ticket"], address, now)
+    no_store = {"Cache-Control": "no-store"}
+    if refusal is not None:
+        if refusal.status is follow.Status.LIMITED:
+            no_store["Retry-After"] = str(limits.whole_seconds(refusal.retry_after))
+        return Response(status_code=refusal.status.value, headers=no_store)
+    fresh, version = ticket.cached_version(now)
+    if not fresh:  # at most once per session and CACHE_SECONDS: off the event loop
+        try:
+            version = await run_in_threadpool(ticket.read_version)
+        except Exception:  # noqa: BLE001 (the page's own rerun shows the database's message)
+            return Response(status_code=503, headers=no_store)
+    if version is None:
+        return Response(status_code=410, headers=no_store)
+    return PlainTextResponse(str(version), headers=no_store)
+
+
+def version_routes() -> list[Route]:
+    """The routes app.py serves beside the app (st.App): the phones' version route."""
+    return [Route(version_route_path() + "/{ticket}", _answer_version, methods=["GET"])]
+
+
+# Runs in the phone's browser, inside the follow fragment. Every every_ms it asks the version
+# route; when the answer differs from the version this run drew, it triggers a rerun of the
+# fragment (a trigger of a widget inside a fragment reruns only the fragment). A failed or
+# refused request also triggers a rerun, so a phone whose route is unreachable (a proxy that
+# does not pass it, a replica that did not issue the ticket) follows by reruns every every_ms,
+# as every phone did before. The drawing's own deadline (a countdown, the new-session wait)
+# reruns it at rerun_in_ms. Each rerun draws the component again with new data (its run
+# number), which ends this loop and starts the next.
+_FOLLOW_JS = """
+export default function (component) {
+  const { data, setTriggerValue } = component;
+  // Streamlit calls this function again with each run's new data, without ending the previous
+  // call's loop: one loop per page, kept on the window, and the previous one stopped here.
+  const slot = (window.__dplabLiveFollow = window.__dplabLiveFollow || {});
+  if (slot.stop) slot.stop();
+  slot.stop = null;
+  if (!data || !data.url) return;
+  let done = false;
+  const timers = [];
+  const later = (task, ms) => timers.push(setTimeout(task, ms));
+  const rerun = (why) => { if (!done) setTriggerValue("rerun", why + " " + data.run); };
+  async function ask() {
+    if (done) return;
+    let wait = data.every_ms;
+    try {
+      const response = await fetch(data.url, { cache: "no-store", credentials: "same-origin" });
+      const text = response.ok ? (await response.text()).trim() : "";
+      if (done) return;
+      if (response.status === 429) {
+        const retry = Number(response.headers.get("Retry-After"));
+        if (retry > 0) wait = Math.max(wait, 1000 * retry);
+        rerun("limited");
+      } else if (!response.ok) {
+        rerun("route " + response.status);
+      } else if (text !== String(data.version)) {
+        rerun("moved");
+      }
+    } catch (error) {
+      rerun("unreachable");
+    }
+    later(ask, wait);
+  }
+  later(ask, data.every_ms);
+  if (typeof data.rerun_in_ms === "number") later(() => rerun("due"), data.rerun_in_ms);
+  const stop = () => { done = true; timers.forEach(clearTimeout); };
+  slot.stop = stop;
+  return stop;
+}
+"""
+_follow_component = st.components.v2.component("dplab_live_follow", js=_FOLLOW_JS)
+FOLLOW_KEY = "live_follow"
+
+
+def follow_changes(db: Engine, views: live.SessionCache, session_id: int,
+                   current: live.View | None, rerun_in: float | None) -> None:
+    """Inside the phone's follow fragment: the browser reruns it when the session's version
+    moves (asking the version route every FOLLOW_SECONDS), and after `rerun_in` seconds when
+    the drawing changes by itself. Nothing is polled once the session is gone or over."""
+    runs = st.session_state[FOLLOW_RUNS_KEY] = st.session_state.get(FOLLOW_RUNS_KEY, 0) + 1
+    ticket = st.session_state.setdefault(FOLLOW_TICKET_KEY, follow.FollowTickets.new_ticket())
+    following = current is not None and current.session.open
+    if following:
+        follow_tickets.register(ticket, session_id, views, db, time.monotonic())
+    data = {"url": f"{version_route_path()}/{ticket}" if following else None,
+            "version": current.session.version if current is not None else None,
+            "every_ms": round(1000 * FOLLOW_SECONDS), "run": runs,
+            "rerun_in_ms": None if rerun_in is None else max(100, round(1000 * rerun_in))}
+    _follow_component(key=FOLLOW_KEY, data=data, on_rerun_change=lambda: None,
+                      width="stretch", height="content")
 
 
 # ── The device ──────────────────────────────────────────────────────────────────────────────

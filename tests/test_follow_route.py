@@ -1,0 +1,170 @@
+"""The phones' version route at the wire level, against a real `streamlit run app.py`: phones
+joined with bench/load.py's websocket client (as the browser speaks to Streamlit), the route
+asked over plain HTTP as the browser's fetch does. It answers the session's version and nothing
+else, follows a push, refuses tickets it did not issue, and limits a hammering ticket without
+locking out another phone on the same address; the component's trigger reruns only the
+follow fragment, which then shows the pushed question."""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import time
+
+import pytest
+
+from bench.load import Follower, join_phone
+from classroom import follow, live, store
+from tests.conftest import run_coroutine, serve_app
+from ui import live as ui_live
+
+pytestmark = pytest.mark.xdist_group("follow_route")
+
+
+@pytest.fixture(scope="module")
+def hall(tmp_path_factory):
+    """A server of its own (its database a temporary file), a live session, and its engine."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('follow') / 'live.sqlite3'}"
+    engine = store.make_engine(url)
+    live.ensure_schema(engine)
+    session, _token = live.create_session(engine, class_size=30)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(store.DATABASE_URL_ENV, url)
+        with serve_app() as app_url:
+            yield int(app_url.rsplit(":", 1)[1]), engine, session
+    engine.dispose()
+
+
+def get(port: int, path: str, method: str = "GET") -> tuple[int, dict, str]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.request(method, path)
+        response = connection.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read().decode()
+    finally:
+        connection.close()
+
+
+def follow_data(phone) -> dict:
+    (component,) = [w for wid, w in phone.widgets.items()
+                    if w.kind == "bidi_component" and wid.endswith("-live_follow")]
+    return json.loads(component.proto.json)
+
+
+def test_the_route_answers_the_version_and_nothing_else(hall):
+    port, engine, session = hall
+
+    async def scenario() -> None:
+        phone = await join_phone(port, session.code, 1)
+        try:
+            (every,) = phone.fragments.values()
+            assert every == ui_live.SAFETY_SECONDS  # the server's own tick is the slow safety net
+            data = follow_data(phone)
+            assert data["every_ms"] == round(1000 * ui_live.FOLLOW_SECONDS)
+            assert data["version"] == live.version(engine, session.id)
+            ticket = data["url"].rsplit("/", 1)[1]
+            assert data["url"] == f"/{ui_live.VERSION_ROUTE}/{ticket}"
+            status, headers, body = get(port, data["url"])
+            assert (status, body) == (200, str(data["version"]))
+            assert headers["cache-control"] == "no-store"
+            assert "set-cookie" not in headers
+            # Tickets this process did not issue read nothing: not a guess, not the join code.
+            for path in (f"/{ui_live.VERSION_ROUTE}/{follow.FollowTickets.new_ticket()}",
+                         f"/{ui_live.VERSION_ROUTE}/{session.code}"):
+                status, _, body = get(port, path)
+                assert status == 404 and body == "", path
+            assert get(port, data["url"], method="POST")[0] == 405
+        finally:
+            await phone.close()
+
+    run_coroutine(scenario())
+
+
+def test_a_push_moves_the_version_and_the_trigger_reruns_the_fragment_with_the_question(hall):
+    port, engine, session = hall
+
+    async def scenario() -> None:
+        phone = await join_phone(port, session.code, 2)
+        follower = Follower(phone, next(iter(phone.fragments)))
+        try:
+            assert await follower.beat() is None  # nothing moved: no rerun
+            before = follow_data(phone)["version"]
+            live.push_quiz(engine, session.id, "wire/quiz", "WIRE QUESTION?", ["yes", "no"], 0, "")
+            # Pushed through the database (as by another replica): this process sees it
+            # within the cache's age; the phone's next beat reruns its fragment once it does.
+            deadline = time.monotonic() + 30
+            ran = None
+            while ran is None and time.monotonic() < deadline:
+                await asyncio.sleep(ui_live.CACHE_SECONDS)
+                ran = await follower.beat()
+            assert ran is not None, "the route's version moved and the phone reran"
+            sent = phone.last_sent.rerun_script
+            assert sent.fragment_id == follower.fragment  # the fragment only, by the trigger
+            assert not sent.is_auto_rerun
+            assert any("WIRE QUESTION?" in text for text in phone.texts)
+            assert follow_data(phone)["version"] == live.version(engine, session.id) > before
+        finally:
+            follower.close()
+            await phone.close()
+
+    run_coroutine(scenario())
+
+
+def test_a_hammering_ticket_is_limited_and_its_neighbour_on_the_same_address_is_not(hall):
+    port, _engine, session = hall
+
+    async def scenario() -> tuple[str, str, list]:
+        hammer = await join_phone(port, session.code, 3)
+        neighbour = await join_phone(port, session.code, 4)
+        await hammer.close()
+        await neighbour.close()  # the tickets outlive the websockets: the pages stay known
+        return follow_data(hammer)["url"], follow_data(neighbour)["url"]
+
+    loud, quiet = run_coroutine(scenario())
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    statuses, retry_after = [], set()
+    started = time.monotonic()
+    for _ in range(40):  # one kept connection, as fast as the server answers
+        connection.request("GET", loud)
+        response = connection.getresponse()
+        response.read()
+        statuses.append(response.status)
+        if response.status == 429:
+            retry_after.add(response.getheader("Retry-After"))
+    elapsed = time.monotonic() - started
+    connection.close()
+    tickets = follow.FollowTickets(ask_every=ui_live.FOLLOW_SECONDS)
+    # The burst is answered at once; after it, only what the ticket's allowance refilled in the
+    # time the 40 requests took (plus one for a refill under way).
+    assert statuses[:follow.TICKET_BURST] == [200] * follow.TICKET_BURST
+    assert statuses.count(200) <= follow.TICKET_BURST + elapsed * tickets.ticket_rate + 1, (statuses, elapsed)
+    assert retry_after and all(int(value) >= 1 for value in retry_after)
+    status, _, body = get(port, quiet)  # the same address (127.0.0.1), another ticket
+    assert status == 200 and body.isdigit()
+
+
+def test_an_ended_session_reruns_its_phones_once_and_stops_their_polling(hall):
+    port, engine, _ = hall
+    ending, _token = live.create_session(engine, class_size=30)
+
+    async def scenario() -> None:
+        phone = await join_phone(port, ending.code, 5)
+        follower = Follower(phone, next(iter(phone.fragments)))
+        try:
+            live.end_session(engine, ending.id)
+            deadline = time.monotonic() + 30
+            ran = None
+            while ran is None and time.monotonic() < deadline:
+                await asyncio.sleep(ui_live.CACHE_SECONDS)
+                ran = await follower.beat()
+            assert ran is not None
+            assert any("ended" in text for text in phone.texts), phone.texts
+            assert follow_data(phone)["url"] is None  # nothing more to ask
+            assert await follower.beat() is None
+            assert follower.asked == 1
+        finally:
+            follower.close()
+            await phone.close()
+
+    run_coroutine(scenario())
