@@ -175,12 +175,14 @@ def test_a_countdown_the_new_session_wait_and_a_poll_are_redrawn_on_time(engine,
     session, _ = live.create_session(engine, class_size=30)
     question = live.push_quiz(engine, session.id, "t/q", "Counted down?", ["yes", "no"], 0, "")
     live.start_countdown(engine, session.id, question.id, 30)
+    ui_live.published(session.id)
     at = phone(session.code)
     assert follow_data(at)["rerun_in_ms"] == round(1000 * ui_live.FOLLOW_SECONDS)  # the seconds left
     # A new phone waits before its buttons appear: its browser reruns it when the wait ends.
     # (A minute here, so that a slow run of the page cannot outlast it.)
     monkeypatch.setattr(limits, "SESSION_WARMUP_SECONDS", 60.0)
     live.push_quiz(engine, session.id, "t/q2", "Wait for me?", ["yes", "no"], 0, "")
+    ui_live.published(session.id)  # as the instructor's process does: no half-second-old view
     waiting = phone(session.code)
     assert not [b for b in waiting.button if b.key and b.key.startswith("live_vote_")]
     assert 0 < follow_data(waiting)["rerun_in_ms"] <= 60_000
@@ -189,6 +191,7 @@ def test_a_countdown_the_new_session_wait_and_a_poll_are_redrawn_on_time(engine,
     poll, _ = store.create_poll(engine, "Copied homework?", store.PROTOCOL_COINS, math.log(3),
                                 class_size=30)
     live.push_poll(engine, session.id, poll.code)
+    ui_live.published(session.id)
     polled = phone(session.code)
     assert follow_data(polled)["rerun_in_ms"] == 10_000  # app_pages/live-join.POLL_RECHECK_SECONDS
 
