@@ -345,6 +345,7 @@ _DECK_CSS = """
    seen or measured; hidden, so out of the tab order and the accessibility tree */
 .st-key-dplab_deck_preload { position: fixed; left: -5000px; top: 0; width: 200px !important;
   visibility: hidden; pointer-events: none; }
+.st-key-dplab_deck_preload * { visibility: hidden !important; }
 /* Keep the bar small over a step that scrolls: the keys are in each button's tooltip. */
 .st-key-dplab_deck kbd { display: none; }
 </style>
