@@ -410,15 +410,16 @@ def _load_element_code(title_step: bool) -> None:
                         key="dplab_deck_plotly_chart", config={"staticPlot": True}, theme=None)
         if not title_step:
             return
+        # No keys: tests and links read a page's keyed widgets as its parameters.
         hidden = {"disabled": True, "label_visibility": "collapsed"}
-        st.slider("preload", 0, 1, key="dplab_deck_preload_slider", **hidden)
+        st.slider("preload", 0, 1, **hidden)
         st.metric("preload", 0)
-        st.radio("preload", ["a"], key="dplab_deck_preload_radio", **hidden)
-        st.toggle("preload", key="dplab_deck_preload_toggle", **hidden)
-        st.selectbox("preload", ["a"], key="dplab_deck_preload_select", **hidden)
-        st.segmented_control("preload", ["a"], key="dplab_deck_preload_segments", **hidden)
+        st.radio("preload", ["a"], **hidden)
+        st.toggle("preload", **hidden)
+        st.selectbox("preload", ["a"], **hidden)
+        st.segmented_control("preload", ["a"], **hidden)
         st.table({"a": [0]})
-        st.dataframe({"a": [0]}, key="dplab_deck_preload_frame")
+        st.dataframe({"a": [0]})
         st.latex("x")
 
 
