@@ -16,8 +16,9 @@ Beside each step's wall time, the server's CPU seconds over it (its process's us
 time, from /proc): on a shared machine the wall time follows the load, the CPU time carries
 over; and the CPU seconds of the browser (every Chromium process: it draws the step).
 Prints, per lesson, the first step (wall, server CPU), the later steps (median and
-slowest, wall and server CPU) and every step over 1 s, with the load average; then the
-whole pass. Record the results in docs/PERFORMANCE.md ("Presenter deck").
+slowest, wall and server CPU) and every step over 1 s (wall and browser CPU), the deck's
+browser CPU and the load average; then the whole pass. Record the results in
+docs/PERFORMANCE.md ("Presenter deck").
 """
 
 from __future__ import annotations
@@ -160,10 +161,12 @@ def main() -> None:
                 browser_cpu += sum(browser for _, _, browser in times.values())
                 later = [t for step, t in times.items() if step > 1]
                 worst = max(later, key=lambda t: t[0])
-                slow = {step: round(t, 2) for step, t in walls.items() if t > SLOW}
+                slow = {step: f"{wall:.2f} s (browser {browser:.2f})"
+                        for step, (wall, _, browser) in times.items() if wall > SLOW}
                 print(f"  {slug:18} {len(times):2} steps  first {_three(times[1])}"
                       f"  later median {_three([statistics.median(t[i] for t in later) for i in range(3)])}"
                       f"  slowest {_three(worst)}  over {SLOW:g} s: {slow or 'none'}"
+                      f"  browser CPU, all steps {sum(t[2] for t in times.values()):.1f} s"
                       f"  load {os.getloadavg()[0]:.1f}", flush=True)
             print(f"  all: {len(every)} steps, median {statistics.median(every):.2f} s, "
                   f"max {max(every):.2f} s, {sum(t > SLOW for t in every)} over {SLOW:g} s "

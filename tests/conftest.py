@@ -45,7 +45,7 @@ def page_text(at) -> str:
 
 def chart_specs(at) -> list[dict]:
     """The plotly specs of every chart the run rendered, as sent to the browser (but the deck's
-    off-screen chart that only makes the browser load Plotly early, ui.lessons._load_plotly)."""
+    off-screen chart that only makes the browser load Plotly early, ui.lessons._load_element_code)."""
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")
             if not chart.proto.id.endswith("-dplab_deck_plotly_chart")]
 

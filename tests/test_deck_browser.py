@@ -52,3 +52,40 @@ def test_a_copied_link_opens_at_its_demo_and_a_phone_starts_with_the_lesson(brow
         if (!e) return false; const r = e.getBoundingClientRect();
         return r.top >= 0 && r.top < window.innerHeight / 2; }""", timeout=30_000)
     page.close()
+
+
+# The front end's code for these kinds of element is fetched when a page first draws one
+# (one chunk each in Streamlit's static/js); the title step draws one of each, hidden.
+PRELOADED = ("PlotlyChart.", "Slider.", "Metric.", "Radio.", "Checkbox.", "Selectbox.",
+             "ButtonGroup.", "Table.", "DataFrame.", "rehype-katex.")
+
+
+def test_the_title_step_loads_the_decks_element_code_out_of_reach(browser, app_url):
+    """The title step (which shows none of these) has the browser load every element kind's
+    code; the elements that did it are invisible, out of the tab order and of the
+    accessibility tree, and gone from the next step."""
+    page = browser.new_page(viewport=PROJECTOR)
+    page.goto(f"{app_url}/definition?present=1&step=1")
+    wait_for_app(page)
+    page.wait_for_selector(".st-key-dplab_deck_preload [data-testid=stDataFrame]", state="attached",
+                           timeout=150_000)
+    page.wait_for_function(f"""() => {{
+        const names = performance.getEntriesByType('resource').map((e) => e.name.split('/').pop());
+        return {list(PRELOADED)!r}.every((chunk) => names.some((n) => n.startsWith(chunk)));
+    }}""", timeout=60_000)
+    preload = page.locator(".st-key-dplab_deck_preload")
+    shown = page.evaluate("""() => [...document.querySelectorAll('.st-key-dplab_deck_preload *')]
+        .filter((e) => e.checkVisibility({visibilityProperty: true})).map((e) => e.outerHTML.slice(0, 80))""")
+    assert not shown, shown
+    assert preload.aria_snapshot().strip() == ""
+    main_controls = page.locator("[data-testid=stMain] :is(button, input, [tabindex='0'])").count()
+    for _ in range(main_controls + 5):  # past every control of the step and the deck's bar
+        page.keyboard.press("Tab")
+        assert not page.evaluate(
+            "() => !!document.activeElement.closest('.st-key-dplab_deck_preload')")
+    page.keyboard.press("PageDown")
+    page.wait_for_function("() => document.querySelector('.st-key-dplab_deck strong')"
+                           "?.innerText.startsWith('2 /')", timeout=60_000)
+    wait_for_app(page)
+    assert not page.locator(".st-key-dplab_deck_preload [data-testid=stSlider]").count()
+    page.close()

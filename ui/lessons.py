@@ -341,9 +341,11 @@ _DECK_CSS = """
   border-radius: 0.5rem; box-shadow: 0 0 0 1px #d0d0d0; gap: 0.3rem; align-items: center; }
 .st-key-dplab_deck button { min-height: 1.7rem; padding: 0 0.5rem; }
 .st-key-dplab_deck p { font-size: 0.8rem; margin: 0; white-space: nowrap; }
-/* The chart that loads Plotly early (_load_plotly): off screen, never seen or measured */
-.st-key-dplab_deck_plotly { position: fixed; left: -5000px; top: 0; width: 20px !important;
+/* The elements that load the front end's code early (_load_element_code): off screen, never
+   seen or measured; hidden, so out of the tab order and the accessibility tree */
+.st-key-dplab_deck_preload { position: fixed; left: -5000px; top: 0; width: 200px !important;
   visibility: hidden; pointer-events: none; }
+.st-key-dplab_deck_preload * { visibility: hidden !important; }
 /* Keep the bar small over a step that scrolls: the keys are in each button's tooltip. */
 .st-key-dplab_deck kbd { display: none; }
 </style>
@@ -387,18 +389,38 @@ _DECK_KEYS = """
 """
 
 
-def _load_plotly() -> None:
-    """An empty chart off screen, on every step: the browser loads Plotly with the deck.
+def _load_element_code(title_step: bool) -> None:
+    """An empty chart off screen on every step, and on the title step one element of each
+    other kind the decks draw, off screen and disabled: the browser loads their code with
+    the deck's first step.
 
-    Streamlit fetches and compiles Plotly's code (megabytes of JavaScript) only when a page
-    first draws a chart, so a deck's first step with a chart froze for 12-30 s on a busy
-    machine while the server had long finished (docs/PERFORMANCE.md, "Presenter deck").
-    Drawn on the title step instead, that happens while the lecturer speaks to it.
+    Streamlit's front end fetches and compiles each kind of element's code only when a page
+    first draws one: Plotly's (megabytes of JavaScript) froze a deck's first step with a
+    chart for 12-30 s on a busy machine while the server had long finished, and a deck's
+    first slider, metric, data frame or formula cost its step more of the browser's time
+    (docs/PERFORMANCE.md, "Presenter deck"). Drawn on the title step instead, that happens
+    while the lecturer speaks to it. The widgets are disabled and hidden (visibility:
+    hidden), so no keyboard reaches them and no screen reader reads them; they are drawn on
+    the title step only, where a deck opens, so that no later step holds a control it does
+    not show (the code, once loaded, stays for the rest of the deck).
     """
-    with st.container(key="dplab_deck_plotly"):
+    with st.container(key="dplab_deck_preload"):
         st.plotly_chart({"data": [{"type": "scatter", "x": [0], "y": [0]}],
                          "layout": {"width": 10, "height": 10}},
                         key="dplab_deck_plotly_chart", config={"staticPlot": True}, theme=None)
+        if not title_step:
+            return
+        # No keys: tests and links read a page's keyed widgets as its parameters.
+        hidden = {"disabled": True, "label_visibility": "collapsed"}
+        st.slider("preload", 0, 1, **hidden)
+        st.metric("preload", 0)
+        st.radio("preload", ["a"], **hidden)
+        st.toggle("preload", **hidden)
+        st.selectbox("preload", ["a"], **hidden)
+        st.segmented_control("preload", ["a"], **hidden)
+        st.table({"a": [0]})
+        st.dataframe({"a": [0]})
+        st.latex("x")
 
 
 def no_deck() -> None:
@@ -434,7 +456,7 @@ def end_deck(seed: int) -> None:
         st.rerun()
     st.html(_DECK_CSS)
     if deck.count > 1:
-        _load_plotly()
+        _load_element_code(deck.current == 1)
     with st.container(horizontal=True, key="dplab_deck"):
         if bad is not None:
             note_if_ignored(STEP_KEY, f"step of this lesson (1 to {deck.count})", bad, "1")
