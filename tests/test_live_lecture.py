@@ -19,7 +19,8 @@ from ui import lessons
 from ui import live as ui_live
 from ui.course import LESSONS
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+# The class scenarios (own server, several browsers) run beside the page walk, not after it.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("live")]
 
 WAIT = 30_000
 SHOTS = Path(__file__).resolve().parent.parent / "tmp-shots"  # looked at by hand; not committed
