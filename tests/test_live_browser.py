@@ -17,8 +17,7 @@ from tests.conftest import serve_app, wait_for_app
 from ui import lessons
 from ui import live as ui_live
 
-# The class scenarios (own server, several browsers) run beside the page walk, not after it.
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("live")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 WAIT = 30_000
 # What the instructor's quiz picker offers first: the first quiz of the first lesson with quizzes.

@@ -14,8 +14,7 @@ import pytest
 from classroom import live, store
 from tests.conftest import press, serve_app, wait_for_app
 
-# The class scenarios (own server, several browsers) run beside the page walk, not after it.
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("live")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 WAIT = 30_000
 SCREENS = [(1440, 900), (390, 844), (1280, 720)]

@@ -19,8 +19,7 @@ from ui import lessons
 from ui import live as ui_live
 from ui.course import LESSONS
 
-# The class scenarios (own server, several browsers) run beside the page walk, not after it.
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("live")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 WAIT = 30_000
 SHOTS = Path(__file__).resolve().parent.parent / "tmp-shots"  # looked at by hand; not committed

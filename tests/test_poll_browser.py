@@ -14,8 +14,7 @@ import pytest
 from classroom import store
 from tests.conftest import serve_app, show_admin_link, wait_for_app
 
-# The class scenarios (own server, several browsers) run beside the page walk, not after it.
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("live")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 QUESTION = "Did you read the notes before class? See WWW.evil.example or Www.x.org"
 
 
