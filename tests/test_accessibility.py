@@ -1,5 +1,8 @@
 """axe-core on every page, at defaults and in presenter mode: nothing serious in what we control.
 
+The audit at defaults runs in tests/test_browser.py's walk, on the page load it shares with the
+other per-page checks; the audit in presenter mode runs here, on a load of its own.
+
 axe-core comes from PyPI, inside axe-playwright-python (requirements-dev.txt pins it; it
 ships axe-core 4.12.1), and is injected into the live page by Playwright. (Until 2026-11 it
 came from npm, axe-core 4.14.1: on all 32 page views, default and presenter, both versions
@@ -71,6 +74,11 @@ def wait_until_drawn(page) -> None:
 
 def audit(page, url: str) -> list[dict]:
     page.goto(url)
+    return audit_loaded_page(page)
+
+
+def audit_loaded_page(page) -> list[dict]:
+    """Every violation axe finds on the page as it is once drawn, each marked ours or not."""
     wait_until_drawn(page)
     page.add_script_tag(path=str(AXE))
     return page.evaluate(_RUN_AXE, [OURS, THEIRS_INSIDE_OURS])
@@ -99,15 +107,17 @@ def axe_installed():
         pytest.skip(reason)
 
 
-@pytest.mark.parametrize("presenter", [False, True], ids=["default", "presenter"])
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.slug)
-def test_no_serious_accessibility_violation_in_our_content(page, app_url, axe_installed,
-                                                           lesson: Lesson, presenter: bool):
-    violations = audit(page, page_url(app_url, lesson, presenter))
+def assert_nothing_serious_in_our_content(violations: list[dict]) -> None:
     ours = [v for v in violations if v["ours"] and v["impact"] in SERIOUS]
     theirs = [v for v in violations if not v["ours"]]
     assert not ours, (f"serious accessibility violations in our content:\n{describe(ours)}\n"
                       f"(Streamlit's own, not failed on:\n{summarise(theirs)})")
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.slug)
+def test_no_serious_accessibility_violation_in_presenter_mode(page, app_url, axe_installed,
+                                                              lesson: Lesson):
+    assert_nothing_serious_in_our_content(audit(page, page_url(app_url, lesson, presenter=True)))
 
 
 def test_the_audit_sees_a_violation_in_our_content(page, app_url, axe_installed):
