@@ -13,8 +13,10 @@ from dp.linkage import noisy_difference_density
 from ui.theme import FONT_SIZE, GREY, INK, PALETTE, figure, series_style
 
 SWEENEY_SHARE = 0.87  # Sweeney 2000: 87% of the 1990 US population, by (ZIP, birth date, sex)
-ANONYMITY_BINS = [(1, 1, "1<br>(named)"), (2, 2, "2"), (3, 5, "3–5"), (6, 20, "6–20"),
-                  (21, 100, "21–100"), (101, None, "over<br>100")]
+# Two-line labels: on the projector the chart sits in a 470 px column, where "6–20" and
+# "21–100" on one line ran into each other ("6–2021–100over").
+ANONYMITY_BINS = [(1, 1, "1<br>(named)"), (2, 2, "2"), (3, 5, "3–5"), (6, 20, "6–<br>20"),
+                  (21, 100, "21–<br>100"), (101, None, "over<br>100")]
 
 
 def _vertical(fig: go.Figure, x: float, y_range: tuple[float, float], name: str, *,

@@ -77,6 +77,13 @@ def composition_chart(curves: list[Curve], your_k: int, title: str,
         marker={"size": 13, "color": marks["color"], "symbol": marks["symbol"],
                 "line": {"color": "white", "width": 1.5}},
         hovertemplate=f"%{{text}} at your k = {your_k:,}: %{{y:.4g}}<extra></extra>"))
+    if crossover is not None and 1 < crossover < k_max:
+        # Named in the legend, not on the plot: a label inside the plot box covered the
+        # curves it sat on (on the projector, the exact-Laplace line vanished behind it).
+        traces.insert(len(traces) - 1, dict(
+            type="scatter", x=[None], y=[None], mode="markers", hoverinfo="skip",
+            name=f"shaded: advanced worse than basic, k < k* ≈ {crossover:,.1f}",
+            marker={"symbol": "square", "size": 14, "color": PALETTE["orange"], "opacity": 0.3}))
     fig.add_traces(traces)
     if not math.isfinite(floor):
         floor, top, reference = 1e-2, 1.0, 1.0
@@ -90,11 +97,7 @@ def composition_chart(curves: list[Curve], your_k: int, title: str,
                     "y0": 0, "y1": 1, "fillcolor": PALETTE["orange"], "opacity": 0.12,
                     "line": {"width": 0}, "layer": "below"},
                    _vline(crossover, PALETTE["orange"], "dash", 2)]
-        annotations.append({
-            "x": math.log10(crossover), "y": 0, "yref": "paper", "xanchor": "left",
-            "yanchor": "bottom", "showarrow": False, "align": "left",
-            "text": f" ◀ shaded: advanced is worse<br> than basic, k < k* ≈ {crossover:,.1f}",
-            "font": {"color": "#8a5a00"}, "bgcolor": "rgba(255,255,255,0.8)"})
+
     fig.update_layout(
         height=520, shapes=shapes, annotations=annotations,
         xaxis={"type": "log", "exponentformat": "power",
