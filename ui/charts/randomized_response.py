@@ -86,10 +86,11 @@ def keep_probability_chart(epsilon: float) -> go.Figure:
         shapes=[{"type": "rect", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": 1,
                  "y1": 1.55, "fillcolor": GREY, "opacity": 0.12, "line": {"width": 0},
                  "layer": "below"}],
-        # top left: the slide's curve stays under 1 until ε = ln 3, and reached the label's
-        # second line at the right end on a projector's half-width chart
-        annotations=[{"x": 0, "y": 1.55, "xanchor": "left", "yanchor": "top", "showarrow": False,
-                      "text": "above 1: not a probability", "font": {"color": GREY}}],
+        # top left, ending before the fair-coins line at ε = ln 3: the slide's curve stays
+        # under 1 there (at the right end it ran through the label on a half-width chart)
+        annotations=[{"x": LN3, "y": 1.55, "xanchor": "right", "yanchor": "top",
+                      "showarrow": False, "align": "right", "text": "not a<br>probability", "xshift": -8,
+                      "font": {"color": GREY}}],
     )
 
 
