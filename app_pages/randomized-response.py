@@ -37,7 +37,7 @@ from ui.params import EPSILONS, choice_radio, choice_slider, log_options, number
 from ui.planner import accuracy_planner
 from ui.presenter import presenter_mode
 from ui.seeds import demo_seed, draw_number, resample_button, rng_for
-from ui.share import copy_link
+from ui.share import copy_link, share_key
 from ui.show import chart
 
 SLUG = "randomized-response"
@@ -121,12 +121,14 @@ lessons.instructor_notes(SLUG)  # after the hook: a phone opens on the lesson
 lessons.step("The protocol")
 lessons.render(SLUG, "protocol")
 lessons.quiz(SLUG, "missing-two")
-# The ε slider drives every demo on the page. Moving it reruns only the demos (keyed
-# fragments) that read it, not the page: the prose, quizzes and headings between them are
-# not sent again (a whole-page rerun sent ~150 elements a move). Each demo reads ε from the
-# session state, since a fragment rerun on its own keeps the arguments of the last page run.
-EPSILON_DEMOS = ["rr_protocol", "rr_coin", "rr_survey", "rr_local_central", "rr_tammy",
-                 "rr_audit"]
+# The ε slider drives every demo on the page. Moving it reruns only the parts of the demos
+# that read it (keyed fragments), not the page: the prose, quizzes and headings between the
+# demos are not sent again (a whole-page rerun sent ~150 elements a move). Nor are a demo's
+# own link popover, sliders, buttons and the columns around them: each demo is a fragment
+# (its own widgets rerun it), and the parts of it that read ε are fragments inside it, which
+# an ε move reruns alone (91 elements a move became about 60, issue 28). Each part reads ε
+# from the session state, since a fragment rerun on its own keeps the arguments of the last
+# run of the code that called it; its other arguments change only when that code reruns.
 
 
 def _epsilon() -> float:
@@ -134,28 +136,58 @@ def _epsilon() -> float:
     return st.session_state.get("rr_eps", LN3)
 
 
+def _coin_step() -> int:
+    """How far the respondent has flipped: 0 (no coin yet), 1 or 2, for the current draw."""
+    draw, step = st.session_state.get("rr_coin_progress", (draw_number("rr_coin"), 0))
+    return step if draw == draw_number("rr_coin") else 0
+
+
+# demo fragment → (its link's name, the fragments inside it that read ε). A demo reruns
+# whole instead when what it shows outside those parts reads ε too: its open link popover
+# (the link carries ε), or the coins once flipped (the first coin's odds are ε's).
+EPSILON_PARTS = {
+    "rr_protocol": ("protocol_demo", ["rr_keep_chart", "rr_conversions", "rr_missing_two",
+                                      "rr_odds_panel"]),
+    "rr_coin": ("coin_demo", ["rr_coin_intro", "rr_coin_after"]),
+    "rr_survey": ("survey_demo", ["rr_survey_numbers", "rr_survey_plot", "rr_survey_curve",
+                                  "rr_survey_notice"]),
+    "rr_local_central": ("local_central_demo", ["rr_lc_notice", "rr_lc_plot",
+                                                "rr_lc_deployments"]),
+    "rr_tammy": ("tammy_demo", []),  # every part of it reads ε: split, it would send more
+    "rr_audit": ("audit_demo", ["rr_audit_result"]),
+}
+
+
+def _epsilon_scope() -> list[str]:
+    """The fragments an ε move reruns."""
+    scope = []
+    for demo, (link, parts) in EPSILON_PARTS.items():
+        whole = (not parts or st.session_state.get(share_key(link))
+                 or (demo == "rr_coin" and _coin_step() > 0))
+        scope += [demo] if whole else parts
+    return scope
+
+
 def _epsilon_moved() -> None:
-    st.rerun(scope=EPSILON_DEMOS)
+    st.rerun(scope=_epsilon_scope())
 
 
-@lessons.demo(key="rr_protocol")
-def protocol_demo() -> None:
-    copy_link(SLUG, "protocol_demo")
-    controls, plot = st.columns([2, 3])
-    with controls:
-        epsilon = choice_slider("ε for this page (ln 3 = fair coins)", EPS_OPTIONS, LN3, "rr_eps",
-                                format_func=_epsilon_label, on_change=_epsilon_moved,
-                                help="Smaller ε means more noise and stronger privacy. "
-                                     "It drives every demo on this page.")
-    with plot:
-        chart(charts.keep_probability_chart(epsilon), width="stretch")
+@st.fragment(key="rr_keep_chart")
+def keep_chart() -> None:
+    chart(charts.keep_probability_chart(_epsilon()), width="stretch")
 
-    # The table at the page's width, one line a row (on the projector, a screen of its own).
-    lessons.step()
+
+@st.fragment(key="rr_conversions")
+def conversions() -> None:
+    epsilon = _epsilon()
     q = rr_keep_probability(epsilon)
     lessons.render(SLUG, "conversions", eps=epsilon, q=_prob(q), alpha=_prob(rr_alpha(epsilon)),
                    h=_prob(coin_heads_probability(epsilon)), ratio=_factor(math.exp(epsilon)))
-    lessons.step()
+
+
+@st.fragment(key="rr_missing_two")
+def missing_two() -> None:
+    epsilon = _epsilon()
     slide_alpha = lecture_theorem_alpha(epsilon)
     if math.isclose(epsilon, LN3):
         slide_case = "at"
@@ -167,8 +199,32 @@ def protocol_demo() -> None:
         lessons.render(SLUG, f"missing-two-{slide_case}", eps=epsilon, slide_alpha=slide_alpha,
                        slide_keep=0.5 + slide_alpha,
                        slide_eps=alpha_epsilon(min(slide_alpha, 0.5)) if slide_case == "below" else 0.0)
+
+
+@st.fragment(key="rr_odds_panel")
+def odds() -> None:
+    odds_panel(pure_release(_epsilon()), key="rr", what="each person's randomized answer")
+
+
+@lessons.demo(key="rr_protocol")
+def protocol_demo() -> None:
+    copy_link(SLUG, "protocol_demo")
+    controls, plot = st.columns([2, 3])
+    with controls:
+        choice_slider("ε for this page (ln 3 = fair coins)", EPS_OPTIONS, LN3, "rr_eps",
+                      format_func=_epsilon_label, on_change=_epsilon_moved,
+                      help="Smaller ε means more noise and stronger privacy. "
+                           "It drives every demo on this page.")
+    with plot:
+        keep_chart()
+
+    # The table at the page's width, one line a row (on the projector, a screen of its own).
     lessons.step()
-    odds_panel(pure_release(epsilon), key="rr", what="each person's randomized answer")
+    conversions()
+    lessons.step()
+    missing_two()
+    lessons.step()
+    odds()
 
 
 lessons.step()
@@ -183,24 +239,34 @@ def _card(title: str, face: str) -> None:
     st.markdown(f"**{title}**\n\n## {face}")
 
 
+@st.fragment(key="rr_coin_intro")
+def coin_intro() -> None:
+    epsilon = _epsilon()
+    lessons.render(SLUG, "coin-intro", eps=epsilon, h=_prob(coin_heads_probability(epsilon), 3))
+
+
+@st.fragment(key="rr_coin_after")
+def coin_after() -> None:
+    epsilon = _epsilon()
+    q = rr_keep_probability(epsilon)
+    lessons.render(SLUG, "coin-after", q=_prob(q, 3), one_minus_q=_prob(1 - q, 3),
+                   ratio=_factor(math.exp(epsilon), 3))
+
+
 @st.fragment(key="rr_coin")
 def coin_demo() -> None:
-    epsilon = _epsilon()
     copy_link(SLUG, "coin_demo")
-    h = coin_heads_probability(epsilon)
-    q = rr_keep_probability(epsilon)
-    lessons.render(SLUG, "coin-intro", eps=epsilon, h=_prob(h, 3))
+    coin_intro()
     truth = choice_radio("Your true answer", [1, 0], 1, "rr_coin_truth",
                          format_func=lambda b: "Yes" if b else "No")
     coins = rng_for("rr_coin").random(2)  # the respondent's two private coins, fixed per draw
-    first_heads, second_heads = bool(coins[0] < h), bool(coins[1] < 0.5)
-    draw, step = st.session_state.get("rr_coin_progress", (draw_number("rr_coin"), 0))
-    if draw != draw_number("rr_coin"):
-        step = 0
+    first_heads = bool(coins[0] < coin_heads_probability(_epsilon()))
+    second_heads = bool(coins[1] < 0.5)
+    step = _coin_step()
     done = step >= 2 or (step == 1 and first_heads)
 
     # Horizontal containers, not rows of st.columns: a row of three columns is four layout
-    # blocks that every ε move sends again; a horizontal container is one.
+    # blocks; a horizontal container is one.
     with st.container(horizontal=True):
         st.button("🪙 Flip the first coin", key="rr_coin_first", disabled=step > 0,
                   on_click=_flip, args=(1,), width="stretch")
@@ -208,7 +274,7 @@ def coin_demo() -> None:
                   disabled=step != 1 or first_heads, on_click=_flip, args=(2,), width="stretch")
         resample_button("rr_coin", "👤 Next respondent")
 
-    # Each card's title and face are one markdown element (a move sends three fewer).
+    # Each card's title and face are one markdown element (three fewer to send).
     cards = st.container(horizontal=True)
     with cards.container(border=True):
         if step == 0:
@@ -233,8 +299,7 @@ def coin_demo() -> None:
             _card("Reported answer", "Yes" if answer else "No")
             st.caption("The truth." if first_heads else
                        ("Matches the truth by chance." if answer == truth else "Not the truth."))
-    lessons.render(SLUG, "coin-after", q=_prob(q, 3), one_minus_q=_prob(1 - q, 3),
-                   ratio=_factor(math.exp(epsilon), 3))
+    coin_after()
 
 
 lessons.step("Step through one respondent", level="subheader")  # its own screen on the projector
@@ -264,9 +329,71 @@ def _local_central_simulation(epsilon: float, seed: list) -> tuple[np.ndarray, n
     return local, simulated_rmse(SIM_N, 0.5, epsilon, rng, trials=SIM_TRIALS, model="central")
 
 
+def _survey(n: int, pi: float) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """The repeated surveys at the page's ε, the simulated RMSE points, this survey's π̂
+    (the first of the repeated ones) and the true fraction."""
+    estimates, sim = _survey_simulation(n, pi, _epsilon(), demo_seed("rr_survey"))
+    return estimates, sim, float(estimates[0]), population_fraction(n, pi)
+
+
+@st.fragment(key="rr_survey_numbers")
+def survey_numbers(n: int, pi: float) -> None:
+    epsilon = _epsilon()
+    _, _, estimate, truth = _survey(n, pi)
+    q = rr_keep_probability(epsilon)
+    yes_share = rr_yes_share(estimate, epsilon)
+    with st.container(horizontal=True):  # one layout block, not a row of columns
+        st.metric("Reported Yes share", f"{yes_share:.2%}")
+        st.metric("Debiased π̂", f"{estimate:.4f}", delta=f"{estimate - truth:+.4f} vs truth",
+                  delta_color="off")
+    lessons.render(SLUG, "survey-formula", n=n, yes_share=_share(yes_share),
+                   expected_share=_share(rr_yes_share(truth, epsilon)),
+                   yes_fraction=_prob(yes_share), one_minus_q=_prob(1 - q),
+                   two_q_minus_1=_prob(2 * q - 1), estimate=estimate, truth=truth)
+
+
+@st.fragment(key="rr_survey_plot")
+def survey_plot(n: int, pi: float) -> None:
+    epsilon = _epsilon()
+    estimates, _, estimate, truth = _survey(n, pi)
+    chart(charts.sampling_histogram(estimates, truth, estimate, rr_rmse(n, epsilon),
+                                    step=rr_estimate_step(n, epsilon)), width="stretch")
+    opendp_expander(opendp_snippets.randomized_response(epsilon, n, pi))
+
+
+@st.fragment(key="rr_survey_curve")
+def survey_curve(n: int, pi: float) -> None:
+    epsilon = _epsilon()
+    _, sim, estimate, truth = _survey(n, pi)
+    chart(charts.error_vs_n_chart(N_GRID, rr_rmse(N_GRID, epsilon), np.array(SIM_N),
+                                  sim, n, abs(estimate - truth)), width="stretch")
+
+
+@st.fragment(key="rr_survey_notice")
+def survey_notice(n: int, pi: float) -> None:
+    epsilon = _epsilon()
+    estimates, _, estimate, truth = _survey(n, pi)
+    rmse = rr_rmse(n, epsilon)
+    errors = np.asarray(estimates) - truth
+    outside = float(np.mean((estimates < 0) | (estimates > 1)))
+    values = {"yes_share": _share(rr_yes_share(estimate, epsilon)), "truth": truth,
+              "outside": outside}
+    lessons.render(SLUG, "survey-notice", trials=TRIALS,
+                   sim_rmse=float(np.sqrt(np.mean(errors**2))), rmse=rmse, n=n,
+                   two_rmse=2 * rmse,
+                   # beyond ±0.5 the spread is wider than all of [0, 1]
+                   two_rmse_note=lessons.section_text(SLUG, "survey-spread-useless")
+                   if 2 * rmse > 0.5 else "",
+                   bias_text=lessons.section_text(
+                       SLUG, "survey-unbiased-half" if abs(truth - 0.5) < 0.005
+                       else "survey-biased", **values),
+                   outside_text=lessons.section_text(
+                       SLUG, "survey-outside" if outside > 0 else "survey-outside-none",
+                       **values))
+
+
 @lessons.demo(key="rr_survey")
 def survey_demo() -> None:
-    epsilon = _epsilon()
     copy_link(SLUG, "survey_demo")
     controls, plot = st.columns([2, 3])
     with controls:
@@ -274,47 +401,15 @@ def survey_demo() -> None:
                           format_func=_people)
         pi = range_slider("π (true fraction who would say Yes)", 0.0, 1.0, 0.2, "rr_pi", step=0.01)
         resample_button("rr_survey", "🎲 Resample the surveys")
-    estimates, sim = _survey_simulation(n, pi, epsilon, demo_seed("rr_survey"))
-    estimate = float(estimates[0])  # "this survey" is the first of the repeated ones
-    truth = population_fraction(n, pi)
-    rmse = rr_rmse(n, epsilon)
-    q = rr_keep_probability(epsilon)
-    yes_share = rr_yes_share(estimate, epsilon)
-    with controls:
-        with st.container(horizontal=True):  # one layout block, not a row of columns
-            st.metric("Reported Yes share", f"{yes_share:.2%}")
-            st.metric("Debiased π̂", f"{estimate:.4f}", delta=f"{estimate - truth:+.4f} vs truth",
-                      delta_color="off")
-        lessons.render(SLUG, "survey-formula", n=n, yes_share=_share(yes_share),
-                       expected_share=_share(rr_yes_share(truth, epsilon)),
-                       yes_fraction=_prob(yes_share), one_minus_q=_prob(1 - q),
-                       two_q_minus_1=_prob(2 * q - 1), estimate=estimate, truth=truth)
+        survey_numbers(n, pi)
     with plot:
-        chart(charts.sampling_histogram(estimates, truth, estimate, rmse,
-                                              step=rr_estimate_step(n, epsilon)), width="stretch")
-        opendp_expander(opendp_snippets.randomized_response(epsilon, n, pi))
-
-    errors = np.asarray(estimates) - truth
+        survey_plot(n, pi)
     lessons.step()
     curve, notice = st.columns([3, 2])
     with curve:
-        chart(charts.error_vs_n_chart(N_GRID, rr_rmse(N_GRID, epsilon), np.array(SIM_N),
-                                      sim, n, abs(estimate - truth)), width="stretch")
-    outside = float(np.mean((estimates < 0) | (estimates > 1)))
-    values = {"yes_share": _share(yes_share), "truth": truth, "outside": outside}
+        survey_curve(n, pi)
     with notice:
-        lessons.render(SLUG, "survey-notice", trials=TRIALS,
-                       sim_rmse=float(np.sqrt(np.mean(errors**2))), rmse=rmse, n=n,
-                       two_rmse=2 * rmse,
-                       # beyond ±0.5 the spread is wider than all of [0, 1]
-                       two_rmse_note=lessons.section_text(SLUG, "survey-spread-useless")
-                       if 2 * rmse > 0.5 else "",
-                       bias_text=lessons.section_text(
-                           SLUG, "survey-unbiased-half" if abs(truth - 0.5) < 0.005
-                           else "survey-biased", **values),
-                       outside_text=lessons.section_text(
-                           SLUG, "survey-outside" if outside > 0 else "survey-outside-none",
-                           **values))
+        survey_notice(n, pi)
 
 
 lessons.step()
@@ -328,46 +423,63 @@ lessons.quiz(SLUG, "local-central")
 lessons.render(SLUG, "local-central-intro")
 
 
+@st.fragment(key="rr_lc_notice")
+def local_central_notice(n: int) -> None:
+    epsilon = _epsilon()
+    ratio = local_central_ratio(n, epsilon)
+    sampling = sampling_rmse(n, 0.5)
+    versus = central_rmse(n, epsilon) / sampling
+    central_vs = ("far below" if versus < 0.1 else "below" if versus < 1
+                  else "above" if versus < 10 else "far above")
+    # Which release is more accurate at this n and ε: at large ε and small n the coins
+    # flip almost nothing and the local estimate wins (ε = 10, n = 10: 6.7 times).
+    comparison = lessons.section_text(
+        SLUG, "local-central-central-wins" if ratio >= 1 else "local-central-local-wins",
+        n=n, ratio=f"{ratio:.2g}" if ratio < 10 else f"{ratio:,.0f}",
+        inverse=f"{1 / ratio:.2g}", per_root_n=ratio / math.sqrt(n),
+        n_needed=_people_count(local_n_to_match_central(n, epsilon)),
+        n_even=f"{math.ceil(n / ratio**2):,}",  # ratio grows like √n: equal at n/ratio²
+        flipped=percent_at_most(1 - rr_keep_probability(epsilon)))
+    lessons.render(SLUG, "local-central-notice", n=n, eps=epsilon, local=rr_rmse(n, epsilon),
+                   central=central_rmse(n, epsilon), comparison=comparison,
+                   trials=SIM_TRIALS, central_vs=central_vs,
+                   coin_factor=_factor(rr_rmse(n, epsilon) / sampling, 2),
+                   large_eps=lessons.section_text(SLUG, "local-central-large-eps",
+                                                  eps=epsilon, per_root_n=ratio / math.sqrt(n),
+                                                  flipped=_percent(1 - rr_keep_probability(epsilon)))
+                   if epsilon > 1.1 else "")
+
+
+@st.fragment(key="rr_lc_plot")
+def local_central_plot(n: int) -> None:
+    epsilon = _epsilon()
+    # The dots are RMSEs of SIM_TRIALS surveys each: a new draw would move them by about
+    # 4%, less than a pixel on this log scale, so there is no resample button here.
+    local_sim, central_sim = _local_central_simulation(epsilon, demo_seed("rr_lc"))
+    chart(charts.local_central_chart(
+        N_GRID, rr_rmse(N_GRID, epsilon), central_rmse(N_GRID, epsilon),
+        sampling_rmse(N_GRID, 0.5), np.array(SIM_N), local_sim, central_sim, n),
+        width="stretch")
+
+
+@st.fragment(key="rr_lc_deployments")
+def local_central_deployments() -> None:
+    epsilon = _epsilon()
+    lessons.render(SLUG, "deployments", census_ratio=local_central_ratio(CENSUS_N, epsilon),
+                   eps=epsilon)
+
+
 @st.fragment(key="rr_local_central")
 def local_central_demo() -> None:
-    epsilon = _epsilon()
     copy_link(SLUG, "local_central_demo")
     controls, plot = st.columns([2, 3])
     with controls:
         n = choice_slider("n (people, log scale)", N_OPTIONS, 10_000, "rr_lc_n",
                           format_func=_people)
-        ratio = local_central_ratio(n, epsilon)
-        sampling = sampling_rmse(n, 0.5)
-        versus = central_rmse(n, epsilon) / sampling
-        central_vs = ("far below" if versus < 0.1 else "below" if versus < 1
-                      else "above" if versus < 10 else "far above")
-        # Which release is more accurate at this n and ε: at large ε and small n the coins
-        # flip almost nothing and the local estimate wins (ε = 10, n = 10: 6.7 times).
-        comparison = lessons.section_text(
-            SLUG, "local-central-central-wins" if ratio >= 1 else "local-central-local-wins",
-            n=n, ratio=f"{ratio:.2g}" if ratio < 10 else f"{ratio:,.0f}",
-            inverse=f"{1 / ratio:.2g}", per_root_n=ratio / math.sqrt(n),
-            n_needed=_people_count(local_n_to_match_central(n, epsilon)),
-            n_even=f"{math.ceil(n / ratio**2):,}",  # ratio grows like √n: equal at n/ratio²
-            flipped=percent_at_most(1 - rr_keep_probability(epsilon)))
-        lessons.render(SLUG, "local-central-notice", n=n, eps=epsilon, local=rr_rmse(n, epsilon),
-                       central=central_rmse(n, epsilon), comparison=comparison,
-                       trials=SIM_TRIALS, central_vs=central_vs,
-                       coin_factor=_factor(rr_rmse(n, epsilon) / sampling, 2),
-                       large_eps=lessons.section_text(SLUG, "local-central-large-eps",
-                                                      eps=epsilon, per_root_n=ratio / math.sqrt(n),
-                                                      flipped=_percent(1 - rr_keep_probability(epsilon)))
-                       if epsilon > 1.1 else "")
-    # The dots are RMSEs of SIM_TRIALS surveys each: a new draw would move them by about
-    # 4%, less than a pixel on this log scale, so there is no resample button here.
-    local_sim, central_sim = _local_central_simulation(epsilon, demo_seed("rr_lc"))
+        local_central_notice(n)
     with plot:
-        chart(charts.local_central_chart(
-            N_GRID, rr_rmse(N_GRID, epsilon), central_rmse(N_GRID, epsilon),
-            sampling_rmse(N_GRID, 0.5), np.array(SIM_N), local_sim, central_sim, n),
-            width="stretch")
-    lessons.render(SLUG, "deployments", census_ratio=local_central_ratio(CENSUS_N, epsilon),
-                   eps=epsilon)
+        local_central_plot(n)
+    local_central_deployments()
 
 
 lessons.step()
@@ -429,9 +541,32 @@ def _yes_rates(alpha: float, samples: int, seed: list) -> tuple[float, float, fl
                      _reports(rng, samples, truth=0, alpha=alpha))
 
 
+@st.fragment(key="rr_audit_result")
+def audit_result(choice: str, samples: int) -> None:
+    epsilon = _epsilon()
+    alpha = rr_alpha(epsilon) if choice == "right" else lecture_theorem_alpha(epsilon)
+    if alpha > 0.5 and not math.isclose(alpha, 0.5):
+        st.warning(lessons.section_text(SLUG, "audit-slide-invalid", eps=epsilon,
+                                        slide_alpha=_prob(alpha, 3),
+                                        slide_keep=_prob(0.5 + alpha, 3)))
+        return
+    alpha = min(alpha, 0.5)
+    audit_panel("rr_audit",
+                functools.partial(_reports, truth=1, alpha=alpha),
+                functools.partial(_reports, truth=0, alpha=alpha),
+                _said_yes, promised_epsilon=epsilon, event_label="{report = Yes}",
+                cache_key=("rr", alpha), samples=samples)
+    p_yes, p_no, rate_ratio = _yes_rates(alpha, samples, demo_seed("rr_audit"))
+    true_eps = alpha_epsilon(alpha)
+    section = ("audit-rates" if p_no > 0 else "audit-rates-never" if math.isinf(true_eps)
+               else "audit-rates-none-seen")
+    lessons.render(SLUG, section, samples=samples, p_yes=_prob(p_yes), p_no=_prob(p_no),
+                   rate_ratio=_factor(rate_ratio) if p_no else "", log_ratio=float(np.log(rate_ratio)) if p_no else 0.0,
+                   true_eps=true_eps, eps=epsilon, one_minus_q=0.5 - alpha)
+
+
 @st.fragment(key="rr_audit")
 def audit_demo() -> None:
-    epsilon = _epsilon()
     copy_link(SLUG, "audit_demo")
     controls, result = st.columns([2, 3])
     with controls:
@@ -440,26 +575,8 @@ def audit_demo() -> None:
         samples = choice_slider("Simulated respondents per truth", SAMPLE_SIZES, 100_000,
                                 "rr_audit_samples", format_func=_people)
         resample_button("rr_audit", "🎲 Resample the respondents")
-    alpha = rr_alpha(epsilon) if choice == "right" else lecture_theorem_alpha(epsilon)
     with result:
-        if alpha > 0.5 and not math.isclose(alpha, 0.5):
-            st.warning(lessons.section_text(SLUG, "audit-slide-invalid", eps=epsilon,
-                                            slide_alpha=_prob(alpha, 3),
-                                            slide_keep=_prob(0.5 + alpha, 3)))
-            return
-        alpha = min(alpha, 0.5)
-        audit_panel("rr_audit",
-                    functools.partial(_reports, truth=1, alpha=alpha),
-                    functools.partial(_reports, truth=0, alpha=alpha),
-                    _said_yes, promised_epsilon=epsilon, event_label="{report = Yes}",
-                    cache_key=("rr", alpha), samples=samples)
-        p_yes, p_no, rate_ratio = _yes_rates(alpha, samples, demo_seed("rr_audit"))
-        true_eps = alpha_epsilon(alpha)
-        section = ("audit-rates" if p_no > 0 else "audit-rates-never" if math.isinf(true_eps)
-                   else "audit-rates-none-seen")
-        lessons.render(SLUG, section, samples=samples, p_yes=_prob(p_yes), p_no=_prob(p_no),
-                       rate_ratio=_factor(rate_ratio) if p_no else "", log_ratio=float(np.log(rate_ratio)) if p_no else 0.0,
-                       true_eps=true_eps, eps=epsilon, one_minus_q=0.5 - alpha)
+        audit_result(choice, samples)
 
 
 audit_demo()

@@ -72,6 +72,9 @@ def test_slide_alpha_is_caught_by_the_audit_and_refused_above_ln3():
     at.select_slider(key="rr_eps").set_value(3.0).run()
     assert_clean(at)
     assert any("not a probability" in w.value or "cannot run" in w.value for w in at.warning)
+    # An ε move sends only what reads ε, and AppTest's tree is what the last run sent: a full
+    # run brings the slider back, as the browser keeps it.
+    at.run()
     at.select_slider(key="rr_eps").set_value(0.5).run()
     assert_clean(at)
     assert at.error, "at ε = 0.5 the slide's α is really ε ≈ 1.07: caught with 10⁵ samples"
