@@ -39,13 +39,16 @@ def _same(label: str, value) -> bool:
 
 
 def _demos_shown(lesson: Lesson) -> int:
-    """How many demos (fragments) one run shows; a page of lazy tabs runs only the open one."""
+    """How many demos (fragments with a link) one run shows; a page of lazy tabs runs only the
+    open one. A part of a demo that reruns on its own (a fragment inside it) has no link."""
     source = (ROOT / lesson.script).read_text(encoding="utf-8")
     if "st.tabs(" in source:
         return 1
     return sum(1 for node in ast.walk(ast.parse(source)) if isinstance(node, ast.FunctionDef)
                and any(ast.unparse(d).startswith(("st.fragment", "lessons.demo"))
-                       for d in node.decorator_list))
+                       for d in node.decorator_list)
+               and any(isinstance(call, ast.Call) and ast.unparse(call.func) == "copy_link"
+                       for call in ast.walk(node)))
 
 
 def _links(at) -> list[str]:
