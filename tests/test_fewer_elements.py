@@ -176,10 +176,12 @@ class _Watching(Session):
 
 
 def test_a_randomized_response_move_sends_no_link_and_fewer_elements():
-    """On a live server: an ε move sends the demos, not their closed link popovers' contents.
+    """On a live server: an ε move sends the parts of the demos that read ε, not their closed
+    link popovers' contents, nor the popovers, sliders, buttons and columns around those parts.
 
     Before the popovers were lazy, a move sent 125 elements, 18 of them the six links, copy
-    buttons and captions; now it sends no code element at all, and about 107.
+    buttons and captions; then 91, 43 of them layout blocks (issue 16). Since only the parts
+    that read ε rerun (fragments inside each demo's fragment), 60, 27 of them blocks (issue 28).
     """
 
     async def moves() -> list[tuple[int, list[str]]]:
@@ -196,9 +198,50 @@ def test_a_randomized_response_move_sends_no_link_and_fewer_elements():
             return sent
 
     for elements, kinds in run_coroutine(moves()):
-        assert kinds.count("add_block") > 10  # the demos did rerun
+        assert kinds.count("add_block") > 10  # the demos' parts did rerun
         assert "link" not in kinds and "copy button" not in kinds, kinds
-        assert elements <= 112, elements
+        assert elements <= 64, elements
+        assert kinds.count("add_block") <= 30, kinds.count("add_block")
+
+
+def _coin_faces(at) -> list[str]:
+    return [m.value for m in at.markdown if m.value.startswith(("**First coin**", "**Second coin",
+                                                                 "**Reported answer**"))]
+
+
+@pytest.mark.parametrize("value", [0.01, 10.0])
+def test_once_the_coins_are_flipped_an_epsilon_move_redraws_them(value):
+    """The first coin lands heads with a probability set by ε: once it is flipped, an ε move
+    reruns the whole coin demo (at step 0 only its two sentences that read ε), and the coins
+    show what flipping them at the new ε shows."""
+    page = lesson("randomized-response")
+    at = app_test(page)
+    at.button(key="rr_coin_first").click().run()
+    assert_clean(at)
+    at.select_slider(key="rr_eps").set_value(value).run()
+    assert_clean(at)
+    fresh = app_test(page, {"rr_eps": f"{value:g}"})
+    fresh.button(key="rr_coin_first").click().run()
+    assert _coin_faces(at) == _coin_faces(fresh) and len(_coin_faces(at)) == 3
+    # At ε = 0.01 the first coin is tails, at ε = 10 heads (h ≈ 0.005 and ≈ 1 for this draw).
+    assert ("Tails" if value < 1 else "Heads") in _coin_faces(at)[0]
+    at.run()  # back to a page of every element (AppTest keeps what the last run sent)
+    assert at.button(key="rr_coin_second").disabled == (value > 1)  # heads: no second coin
+
+
+def test_an_open_randomized_response_link_follows_epsilon():
+    """A demo whose link popover is open reruns whole on an ε move, so its link carries the
+    new ε; the other demos rerun only what reads ε."""
+    page = lesson("randomized-response")
+    at = app_test(page)
+    at.session_state["survey_demo_share"] = True
+    at.run()
+    at.select_slider(key="rr_eps").set_value(3.0).run()
+    assert_clean(at)
+    shown = [code.value for code in at.get("code") if "seed=" in code.value]
+    assert len(shown) == 1 and shown[0].endswith("#survey_demo"), shown
+    assert parse_qs(urlsplit(shown[0]).query)["rr_eps"] == ["3"]
+    assert {w.key for w in at.select_slider} >= {"rr_n"}  # the survey demo reran whole
 
 
 # ── Static content built once per process ─────────────────────────────────────────────────────
