@@ -33,7 +33,15 @@ from ui.audit import SAMPLE_SIZES, audit_panel
 from ui.charts import randomized_response as charts
 from ui.odds import odds_panel, percent_at_most
 from ui.opendp_show import opendp_expander
-from ui.params import EPSILONS, choice_radio, choice_slider, log_options, number_label, range_slider
+from ui.params import (
+    EPSILONS,
+    choice_radio,
+    choice_slider,
+    log_options,
+    number_label,
+    range_slider,
+    url_note_shown,
+)
 from ui.planner import accuracy_planner
 from ui.presenter import presenter_mode
 from ui.seeds import demo_seed, draw_number, resample_button, rng_for
@@ -126,7 +134,7 @@ lessons.quiz(SLUG, "missing-two")
 # demos are not sent again (a whole-page rerun sent ~150 elements a move). Nor are a demo's
 # own link popover, sliders, buttons and the columns around them: each demo is a fragment
 # (its own widgets rerun it), and the parts of it that read ε are fragments inside it, which
-# an ε move reruns alone (91 elements a move became about 60, issue 28). Each part reads ε
+# an ε move reruns alone (91 elements a move became 60, issue 28). Each part reads ε
 # from the session state, since a fragment rerun on its own keeps the arguments of the last
 # run of the code that called it; its other arguments change only when that code reruns.
 
@@ -144,7 +152,8 @@ def _coin_step() -> int:
 
 # demo fragment → (its link's name, the fragments inside it that read ε). A demo reruns
 # whole instead when what it shows outside those parts reads ε too: its open link popover
-# (the link carries ε), or the coins once flipped (the first coin's odds are ε's).
+# (the link carries ε), the coins once flipped (the first coin's odds are ε's), or the note
+# under the ε slider about a link's bad value (a move takes it away).
 EPSILON_PARTS = {
     "rr_protocol": ("protocol_demo", ["rr_keep_chart", "rr_conversions", "rr_missing_two",
                                       "rr_odds_panel"]),
@@ -153,7 +162,9 @@ EPSILON_PARTS = {
                                   "rr_survey_notice"]),
     "rr_local_central": ("local_central_demo", ["rr_lc_notice", "rr_lc_plot",
                                                 "rr_lc_deployments"]),
-    "rr_tammy": ("tammy_demo", []),  # every part of it reads ε: split, it would send more
+    # Tammy's demo reruns whole: all of it but its slider, popover and columns reads ε, and
+    # the three fragments it would take cost three blocks: 10 elements sent instead of 11.
+    "rr_tammy": ("tammy_demo", []),
     "rr_audit": ("audit_demo", ["rr_audit_result"]),
 }
 
@@ -163,7 +174,8 @@ def _epsilon_scope() -> list[str]:
     scope = []
     for demo, (link, parts) in EPSILON_PARTS.items():
         whole = (not parts or st.session_state.get(share_key(link))
-                 or (demo == "rr_coin" and _coin_step() > 0))
+                 or (demo == "rr_coin" and _coin_step() > 0)
+                 or (demo == "rr_protocol" and url_note_shown("rr_eps")))
         scope += [demo] if whole else parts
     return scope
 

@@ -53,6 +53,20 @@ def test_randomized_response_epsilon_reruns_its_demos_and_not_the_page(value):
     assert texts and all(m.value in " ".join(x.value for x in fresh.markdown) for m in at.markdown)
 
 
+def test_an_epsilon_move_takes_away_the_note_on_a_bad_link_value():
+    """The note under the ε slider stays until the student moves it; the slider's demo is not
+    among what an ε move reruns, except while the note shows."""
+    at = app_test(lesson("randomized-response"), {"rr_eps": "abc"})
+    assert [c for c in at.caption if "rr_eps" in c.value and "not a valid" in c.value]
+    at.select_slider(key="rr_eps").set_value(3.0).run()
+    assert_clean(at)
+    assert at.select_slider(key="rr_eps").value == 3.0  # its demo reran...
+    assert not [c for c in at.caption if "rr_eps" in c.value]  # ...without the note
+    at.run()
+    at.select_slider(key="rr_eps").set_value(0.5).run()  # no note now: only the parts
+    assert not at.select_slider and "Promised ε" in _metrics(at)
+
+
 def test_a_demo_slider_still_reruns_only_its_demo():
     page = lesson("randomized-response")
     at = app_test(page, {"rr_eps": "3"})

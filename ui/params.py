@@ -105,6 +105,12 @@ def note_if_ignored(key: str, label: str, link_value: str | Sequence[str] | None
         st.session_state.pop(note_key, None)
 
 
+def url_note_shown(key: str) -> bool:
+    """Whether the widget `key` shows a note about its link value (note_if_ignored): a demo
+    that reruns only parts of itself when the widget moves must rerun whole to take it away."""
+    return f"{key}__url_note" in st.session_state
+
+
 _KEY_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _KEY_SUFFIX = re.compile(r"_[A-Za-z0-9_]*")
 MAX_UNKNOWN_NOTES = 3
