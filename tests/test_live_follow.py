@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from classroom import follow, limits, live, store
-from tests.conftest import ROOT, assert_clean, lesson
+from tests.conftest import ROOT, assert_clean, lesson, run_coroutine
 from ui import live as ui_live
 from ui import poll as ui_poll
 
@@ -166,7 +166,7 @@ def test_a_held_request_waits_for_the_version_to_move_and_an_older_one_is_answer
         await asyncio.sleep(3 * RECHECK)
         assert not watch._sessions  # the session's watch ended with its last held request
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def test_a_poke_answers_at_once_without_waiting_for_the_recheck(watched):
@@ -183,7 +183,7 @@ def test_a_poke_answers_at_once_without_waiting_for_the_recheck(watched):
         assert await asyncio.wait_for(waiting, 5) == live.version(engine, session.id)
         assert time.monotonic() - started < 2
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def test_a_ticket_holds_one_request_a_newer_one_lets_the_older_go(watched):
@@ -199,7 +199,7 @@ def test_a_ticket_holds_one_request_a_newer_one_lets_the_older_go(watched):
         assert not second.done() and len(watch) == 1
         second.cancel()
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def test_a_stopping_server_lets_every_held_request_go_and_holds_no_new_one(watched):
@@ -214,7 +214,7 @@ def test_a_stopping_server_lets_every_held_request_go_and_holds_no_new_one(watch
         assert await asyncio.wait_for(asyncio.gather(*waiting), 2) == [session.version] * 2
         assert await asyncio.wait_for(watch.wait(ticket(), session.version, 30), 2) == session.version
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def test_a_session_that_cannot_be_read_fails_its_held_requests_and_a_gone_one_answers_none(watched):
@@ -233,7 +233,7 @@ def test_a_session_that_cannot_be_read_fails_its_held_requests_and_a_gone_one_an
         gone.session_id = 10**6  # a session that is not in the database
         assert await watch.wait(gone, 1) is None
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 # ── What the page hands the browser (AppTest) ───────────────────────────────────────────────
