@@ -1203,10 +1203,12 @@ def print_live(result: dict) -> None:
           f"{len(result['errors'])} errors, {result['refused']} route answers other than 200")
     rate = len(ticks) / result["idle_seconds"]
     asks = result["idle_asks"] / result["idle_seconds"]
+    due = ("" if follow_mode == "hold"  # a held request is answered when something moves, not on a beat
+           else f" (due: {result['phones'] / result['follow_every']:.0f}/s)")
     print(f"  idle, {result['idle_seconds']:.0f} s: server CPU {result['idle_cpu']:.2f} of a core "
           f"({1000 * result['idle_cpu'] / max(rate + asks, 1e-9):.2f} ms per rerun or request); "
           f"{asks:.0f} route requests/s and {rate:.0f} fragment "
-          f"reruns/s (due: {result['phones'] / result['follow_every']:.0f}/s), each rerun p50 "
+          f"reruns/s{due}, each rerun p50 "
           f"{p(ticks, 0.5):.0f} ms, p95 {p(ticks, 0.95):.0f} ms (sent → finished); RSS "
           f"{result['idle_rss']:.0f} MB; this client {result['client_cpu']:.2f} of a core; "
           f"machine load average {result['load']:.1f} on {os.cpu_count()} cores")
@@ -1501,11 +1503,13 @@ def print_lecture(result: dict) -> None:
     for name, goal, measured in rows:
         print(f"{name:<44}{goal:>10}{measured:>16}")
     asks = result["idle_asks"] / result["idle_seconds"]
+    due = ("" if follow_mode == "hold"  # a held request is answered when something moves, not on a beat
+           else f" (due: {result['phones'] / result['follow_every']:.0f} ticks/s)")
     print(f"  idle {result['idle_seconds']:.0f} s: {asks:.0f} route requests/s and {rate:.0f} phone "
           f"reruns/s, {1000 * result['idle_cpu'] / max(rate + asks, 1e-9):.2f} ms of server CPU per "
           f"request or rerun ({result['refused']} route answers other than 200), rerun p50 "
-          f"{1000 * percentile(result['idle_ticks'], 0.5) if result['idle_ticks'] else math.nan:.0f} ms (due: "
-          f"{result['phones'] / result['follow_every']:.0f} ticks/s); RSS {result['idle_rss']:.0f} MB; "
+          f"{1000 * percentile(result['idle_ticks'], 0.5) if result['idle_ticks'] else math.nan:.0f} ms{due}; "
+          f"RSS {result['idle_rss']:.0f} MB; "
           f"this client {result['idle_client']:.2f} of a core; load average {result['idle_load']:.1f} "
           f"on {os.cpu_count()} cores")
     print(f"  lecture {result['busy_seconds']:.0f} s: server CPU {result['busy_cpu']:.2f} of a core, "
