@@ -118,6 +118,12 @@ def _server_stopping() -> bool:
 version_watch = follow.VersionWatch(recheck=CACHE_SECONDS, stopping=_server_stopping)
 
 
+def how_it_works() -> str:
+    """The instructor page's account of how the phones follow, with this server's figures."""
+    return lessons.section_text(INSTRUCTOR_SLUG, "how-it-works", follow=FOLLOW_SECONDS,
+                                hold=follow.HOLD_SECONDS)
+
+
 def version_route_path() -> str:
     from streamlit import config
 
