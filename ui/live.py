@@ -201,7 +201,9 @@ export default function (component) {
   async function ask() {
     if (done) return;
     slot.askedAt = Date.now();
-    let wait = 0;
+    // The same number after a hold: ask again at once. Anything else triggers a rerun, whose
+    // new run asks again; this loop asks again only every every_ms, in case the rerun is lost.
+    let wait = data.every_ms;
     try {
       const response = await fetch(url, { cache: "no-store", credentials: "same-origin",
                                           signal: asking.signal });
@@ -209,12 +211,14 @@ export default function (component) {
       if (done) return;
       if (response.status === 429) {
         const retry = Number(response.headers.get("Retry-After"));
-        if (retry > 0) wait = 1000 * retry;
+        if (retry > 0) wait = Math.max(wait, 1000 * retry);
         rerun("limited");
       } else if (!response.ok) {
         rerun("route " + response.status);
       } else if (text !== String(data.version)) {
         rerun("moved");
+      } else {
+        wait = 0;
       }
     } catch (error) {
       if (done) return;
