@@ -155,6 +155,41 @@ def test_a_hammering_ticket_is_limited_and_its_neighbour_on_the_same_address_is_
     assert status == 200 and body.isdigit()
 
 
+async def status_of(port: int, path: str) -> int:
+    """One GET on a connection of its own; its status (cancel the task to hang up)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        await writer.drain()
+        return int((await reader.readline()).split()[1])
+    finally:
+        writer.close()
+
+
+def test_a_ticket_holds_one_request_however_many_a_script_opens(hall):
+    port, _engine, session = hall
+
+    async def scenario() -> tuple[list[int], int]:
+        phone = await join_phone(port, session.code, 6)
+        data = follow_data(phone)
+        await phone.close()
+        held = f"{data['url']}?v={data['version']}"
+        # A script opens one more than the ticket's burst at once, each on its own connection,
+        # each naming the current version: one is refused, and every newer held request lets
+        # the older go, so one stays held.
+        asking = [asyncio.ensure_future(status_of(port, held)) for _ in range(follow.TICKET_BURST + 1)]
+        await asyncio.sleep(2)
+        answered = sorted(task.result() for task in asking if task.done())
+        still_held = [task for task in asking if not task.done()]
+        for task in still_held:
+            task.cancel()
+        return answered, len(still_held)
+
+    answered, still_held = run_coroutine(scenario())
+    assert still_held == 1
+    assert answered == [200] * (follow.TICKET_BURST - 1) + [429]
+
+
 def test_an_ended_session_reruns_its_phones_once_and_stops_their_polling(hall):
     port, engine, _ = hall
     ending, _token = live.create_session(engine, class_size=30)
