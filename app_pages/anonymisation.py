@@ -270,7 +270,8 @@ def differencing_demo() -> None:
     lessons.quiz(SLUG, "size-limit")
     lessons.step()
     noisy = bound_toggle("Answer each count with Laplace noise (a preview of DP)", "anon_diff_noise")
-    if not noisy:
+    if not noisy:  # on the projector this step would be a switch alone: say what it will show
+        lessons.render(SLUG, "differencing-noise-off", **facts)
         return
     controls, plot = st.columns([1, 2], gap="large")
     with controls:

@@ -70,7 +70,7 @@ if not raw_code:
     lessons.render(SLUG, "intro")
     start_form()
     with st.expander("How the phones follow, and what is stored"):
-        st.markdown(lessons.section_text(SLUG, "how-it-works", follow=ui_live.FOLLOW_SECONDS))
+        st.markdown(ui_live.how_it_works())
     lessons.instructor_notes(SLUG)
     st.stop()
 
@@ -497,5 +497,5 @@ with new:
 
 classroom_admin.private_admin_link(SLUG, session.code, token, key="live_show_admin_link")
 with st.expander("How the phones follow, and what is stored"):
-    st.markdown(lessons.section_text(SLUG, "how-it-works", follow=ui_live.FOLLOW_SECONDS))
+    st.markdown(ui_live.how_it_works())
 lessons.instructor_notes(SLUG)

@@ -42,9 +42,11 @@ so memory should rise for the first minutes and then stay flat; the report gives
 minute and the slope over the second half of the run.
 
 `live`: a lecture hall on the live class. One server, one live session, N phones on the join
-page (`--phones`, default 300), each following as the browser does (Follower: it asks the
-version route every 2 s and reruns its `follow` fragment only when the version moved or the
-drawing is due; `--follow tick` reruns it every 2 s instead, as phones did before issue 28),
+page (`--phones`, default 300), each following as the browser does (Follower: it holds a
+request to the version route, which the server answers when the version moves, and reruns its
+`follow` fragment only when the version moved or the drawing is due; `--follow route` asks
+every 2 s instead, as the browser did when the route came, and `--follow tick` reruns every 2 s,
+as phones did before issue 28),
 plus the instructor's projector (every second). Reports the server's CPU
 while the phones wait, the publish-to-phone latency of a quiz pushed through the database
 (the worst case: as from another replica, so this process sees it only when its cached view
@@ -816,13 +818,16 @@ LIVE_MARKER = "BENCH-QUESTION"  # in the pushed quiz's prompt: a phone has it wh
 _VOTES_SHOWN = re.compile(r"\*\*(\d+)\*\* of at most")
 
 
-# How the phones follow: "route" as the browser does since issue 28 (ask the version route
-# every FOLLOW_SECONDS, rerun the fragment only when the version moved, when the drawing is due,
-# or at the fragment's 60 s safety tick); "tick" as before it (rerun every FOLLOW_SECONDS), to
-# compare (with the server's fragment now ticking every 60 s, "tick" phones are driven by the
-# client at the component's every_ms, exactly as the old browser's timer did).
-FOLLOW_MODES = ("route", "tick")
-follow_mode = "route"  # set from --follow
+# How the phones follow: "hold" as the browser does now (its request names the version drawn,
+# and the server holds it until the version moves: classroom.follow's "Held requests"; two asks
+# start at least FOLLOW_SECONDS apart); "route" as the browser did after the version route came
+# (ask every FOLLOW_SECONDS, answered at once); "tick" as before the route (rerun every
+# FOLLOW_SECONDS). In every mode a phone reruns its fragment when the version moved, when the
+# drawing is due, or at the fragment's 60 s safety tick. (With the server's fragment now ticking
+# every 60 s, "tick" phones are driven by the client at the component's every_ms, exactly as the
+# old browser's timer did.)
+FOLLOW_MODES = ("hold", "route", "tick")
+follow_mode = "hold"  # set from --follow
 
 
 @dataclass
@@ -833,7 +838,7 @@ class Follower:
 
     phone: Session
     fragment: str
-    mode: str = "route"
+    mode: str = "hold"
     asked: int = 0  # route requests made
     reruns: int = 0
     refused: int = 0  # answers other than 200
@@ -887,8 +892,12 @@ class Follower:
             return int(head[0].split()[1]), body.strip()
         raise AssertionError("unreachable")
 
-    async def beat(self, clicked: str | None = None) -> float | None:
-        """One beat: the seconds of the fragment's run, or None when nothing was rerun."""
+    async def beat(self, clicked: str | None = None, until: float | None = None,
+                   stop: asyncio.Event | None = None) -> float | None:
+        """One beat: the seconds of the fragment's run, or None when nothing was rerun. In
+        "hold" mode the request is held by the server until the version moves; the phone gives
+        up waiting (closing the connection, as the browser's abort does) at `until`, at its
+        drawing's or safety tick's deadline, or when `stop` is set."""
         if clicked is not None:
             return await self._rerun(clicked=clicked)
         if self.mode == "tick":
@@ -901,12 +910,33 @@ class Follower:
             return await self._rerun(why="due")
         if not data.get("url"):
             return None
-        status, text = await self._ask(data["url"])
+        if self.mode == "hold":
+            deadlines = [self._safety_at] + [t for t in (self._due_at, until) if t is not None]
+            answer = await self._held(f"{data['url']}?v={data.get('version')}", min(deadlines), stop)
+            if answer is None:
+                return None
+            status, text = answer
+        else:
+            status, text = await self._ask(data["url"])
         if status != 200:
             self.refused += 1
             return await self._rerun(why=f"route {status}")
         if text != str(data.get("version")):
             return await self._rerun(why="moved")
+        return None
+
+    async def _held(self, url: str, until: float, stop: asyncio.Event | None) -> tuple[int, str] | None:
+        """A held request's answer, or None when the phone stopped waiting first."""
+        ask = asyncio.ensure_future(self._ask(url))
+        waits = {ask} | ({asyncio.ensure_future(stop.wait())} if stop is not None else set())
+        done, _ = await asyncio.wait(waits, timeout=max(0.0, until - time.monotonic()),
+                                     return_when=asyncio.FIRST_COMPLETED)
+        for other in waits - {ask}:
+            other.cancel()
+        if ask in done:
+            return ask.result()
+        ask.cancel()
+        self.close()  # the request is abandoned mid-answer: its connection goes with it
         return None
 
     async def _rerun(self, clicked: str | None = None, why: str | None = None) -> float:
@@ -925,9 +955,9 @@ class Follower:
 
 async def _phone_loop(phone: Session, fragment: str, stop: asyncio.Event, ticks: list,
                       errors: list[str], marks: dict, voting: dict, followers: list) -> None:
-    """One phone: follows as the browser does (Follower: by default it asks the version route
-    every FOLLOW_SECONDS and reruns only when something moved), from a random phase, skipping a
-    beat while one is still going. Notes when the pushed question first shows; once voting
+    """One phone: follows as the browser does (Follower: by default it holds a request to the
+    version route and reruns only when something moved), from a random phase (asking at most
+    every FOLLOW_SECONDS; with --follow route or tick, skipping a beat while one is still going). Notes when the pushed question first shows; once voting
     starts, taps its first option at its own random moment."""
     follower = Follower(phone, fragment, follow_mode)
     followers.append(follower)
@@ -954,7 +984,7 @@ async def _phone_loop(phone: Session, fragment: str, stop: asyncio.Event, ticks:
                                         any("Your vote is in" in t for t in phone.texts)))
                 continue
             started = time.monotonic()
-            ran = await follower.beat()
+            ran = await follower.beat(until=vote_due, stop=stop)
             if ran is not None:
                 ticks.append((started, ran))
             if ran is not None and "pushed" in marks and id(phone) not in marks["seen"] \
@@ -963,6 +993,9 @@ async def _phone_loop(phone: Session, fragment: str, stop: asyncio.Event, ticks:
         except Exception as error:  # noqa: BLE001 (every failure is reported, none is fatal)
             errors.append(f"phone: {type(error).__name__}: {error}")
             return
+        if follower.mode == "hold":  # two asks start at least `every` apart; a held one skips nothing
+            next_at = started + every
+            continue
         next_at += every
         while next_at < time.monotonic():
             next_at += every
@@ -1151,6 +1184,9 @@ def follow_words(every: float) -> str:
     """How the phones follow, for the reports."""
     if follow_mode == "tick":
         return f"each reruns its fragment every {every:g} s, as before issue 28"
+    if follow_mode == "hold":
+        return ("each holds a request to the version route until the version moves, asks at most "
+                f"every {every:g} s, and reruns its fragment only when something moved")
     return (f"each asks the version route every {every:g} s and reruns its fragment only when "
             "something moved")
 
@@ -1167,10 +1203,12 @@ def print_live(result: dict) -> None:
           f"{len(result['errors'])} errors, {result['refused']} route answers other than 200")
     rate = len(ticks) / result["idle_seconds"]
     asks = result["idle_asks"] / result["idle_seconds"]
+    due = ("" if follow_mode == "hold"  # a held request is answered when something moves, not on a beat
+           else f" (due: {result['phones'] / result['follow_every']:.0f}/s)")
     print(f"  idle, {result['idle_seconds']:.0f} s: server CPU {result['idle_cpu']:.2f} of a core "
           f"({1000 * result['idle_cpu'] / max(rate + asks, 1e-9):.2f} ms per rerun or request); "
           f"{asks:.0f} route requests/s and {rate:.0f} fragment "
-          f"reruns/s (due: {result['phones'] / result['follow_every']:.0f}/s), each rerun p50 "
+          f"reruns/s{due}, each rerun p50 "
           f"{p(ticks, 0.5):.0f} ms, p95 {p(ticks, 0.95):.0f} ms (sent → finished); RSS "
           f"{result['idle_rss']:.0f} MB; this client {result['client_cpu']:.2f} of a core; "
           f"machine load average {result['load']:.1f} on {os.cpu_count()} cores")
@@ -1217,9 +1255,10 @@ def _current_vote_buttons(phone: Session) -> list[str]:
 
 
 async def _lecture_phone(phone: Session, voter: bool, lecture: Lecture, stop: asyncio.Event) -> None:
-    """One phone: follows as the browser does (Follower: by default it asks the version route
-    every FOLLOW_SECONDS and reruns its fragment only when something moved), from a random
-    phase, skipping a beat while one is still going. A voter taps an option once per question,
+    """One phone: follows as the browser does (Follower: by default it holds a request to the
+    version route and reruns its fragment only when something moved), from a random phase
+    (asking at most every FOLLOW_SECONDS; with --follow route or tick, skipping a beat while one
+    is still going). A voter taps an option once per question,
     at its own random moment within `vote_within` s of the push (or as soon as the question
     shows, if it shows later)."""
     fragment = next(iter(phone.fragments))
@@ -1251,7 +1290,7 @@ async def _lecture_phone(phone: Session, voter: bool, lecture: Lecture, stop: as
                 continue
             kept = {wid: phone.widgets.pop(wid) for wid in _current_vote_buttons(phone)}
             started = time.monotonic()
-            ran = await follower.beat()
+            ran = await follower.beat(until=vote_due, stop=stop)
             if ran is None:  # nothing rerun: the page still shows what it showed
                 phone.widgets.update(kept)
             else:  # a run draws the current question's buttons anew
@@ -1263,6 +1302,9 @@ async def _lecture_phone(phone: Session, voter: bool, lecture: Lecture, stop: as
         except Exception as error:  # noqa: BLE001 (every failure is reported, none is fatal)
             lecture.errors.append(f"phone: {type(error).__name__}: {error}")
             return
+        if follower.mode == "hold":  # two asks start at least `every` apart; a held one skips nothing
+            next_at = started + every
+            continue
         next_at += every
         while next_at < time.monotonic():
             next_at += every
@@ -1461,11 +1503,13 @@ def print_lecture(result: dict) -> None:
     for name, goal, measured in rows:
         print(f"{name:<44}{goal:>10}{measured:>16}")
     asks = result["idle_asks"] / result["idle_seconds"]
+    due = ("" if follow_mode == "hold"  # a held request is answered when something moves, not on a beat
+           else f" (due: {result['phones'] / result['follow_every']:.0f} ticks/s)")
     print(f"  idle {result['idle_seconds']:.0f} s: {asks:.0f} route requests/s and {rate:.0f} phone "
           f"reruns/s, {1000 * result['idle_cpu'] / max(rate + asks, 1e-9):.2f} ms of server CPU per "
           f"request or rerun ({result['refused']} route answers other than 200), rerun p50 "
-          f"{1000 * percentile(result['idle_ticks'], 0.5) if result['idle_ticks'] else math.nan:.0f} ms (due: "
-          f"{result['phones'] / result['follow_every']:.0f} ticks/s); RSS {result['idle_rss']:.0f} MB; "
+          f"{1000 * percentile(result['idle_ticks'], 0.5) if result['idle_ticks'] else math.nan:.0f} ms{due}; "
+          f"RSS {result['idle_rss']:.0f} MB; "
           f"this client {result['idle_client']:.2f} of a core; load average {result['idle_load']:.1f} "
           f"on {os.cpu_count()} cores")
     print(f"  lecture {result['busy_seconds']:.0f} s: server CPU {result['busy_cpu']:.2f} of a core, "
@@ -1651,9 +1695,11 @@ def main() -> None:
     check.add_argument("slugs", nargs="*", help="lesson slugs (default: every slider page)")
     check.add_argument("--moves", type=int, default=3)
     for command in (hall, lecture):
-        command.add_argument("--follow", choices=FOLLOW_MODES, default="route",
-                             help="route: phones ask the version route and rerun on change (the "
-                                  "browser since issue 28); tick: rerun every 2 s (before)")
+        command.add_argument("--follow", choices=FOLLOW_MODES, default="hold",
+                             help="hold: phones hold a request to the version route until the "
+                                  "version moves (the browser now); route: they ask it every 2 s "
+                                  "(the browser after the route came); tick: rerun every 2 s "
+                                  "(before issue 28)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="extra streamlit option for the server, e.g. "
                              "server.fileWatcherType=none (repeatable)")

@@ -26,14 +26,25 @@ This module is the route's logic, with no Streamlit and no web framework:
   sized for a full hall (classroom.limits.HALL_SEATS phones asking at twice the honest rate), so
   many tickets from one address cannot ask without bound either, while a lecture hall behind one
   NAT address never reaches it. A ticket's own refusals do not count against its address.
+- **Held requests.** A request that names the version its page drew (`?v=`) is answered when
+  the version moves, or after HOLD_SECONDS with the same number (VersionWatch): a waiting phone
+  then asks about three times a minute instead of thirty, and a push reaches it at once instead
+  of at its next ask. One task per followed session reads its version (at most once per
+  CACHE_SECONDS, the read the asks made before) and wakes every request held on it; an
+  instructor action in this process wakes them at once (`poke`). A ticket holds at most one
+  request: a newer one releases the older (a page whose fragment reran asks again), so a script
+  cannot pile up held requests with its ticket.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 import secrets
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -52,6 +63,10 @@ MAX_TICKETS = 8 * HALL_SEATS
 TICKET_BURST = 4
 HONEST_FACTOR = 2.0
 ADDRESS_WINDOW_SECONDS = 10.0
+# How long a request with the drawn version is held at most. Under the idle timeouts of what may
+# stand in front of the server (nginx's proxy_read_timeout is 60 s by default; deploy/ keeps it),
+# and short enough that a dropped connection's request does not linger.
+HOLD_SECONDS = 20.0
 
 
 class Status(Enum):
@@ -74,6 +89,7 @@ class _Ticket:
     engine: Engine
     tokens: float
     refilled_at: float
+    held: asyncio.Event | None = None  # set to release this ticket's held request
 
     def cached_version(self, now: float) -> tuple[bool, int | None]:
         """(True, version) from a fresh cached view, or (False, None): the cache is stale and
@@ -160,3 +176,130 @@ class FollowTickets:
         with self._lock:
             known.tokens -= 1
         return None, known
+
+
+class WatchFailed(Exception):
+    """The session's version could not be read while requests were held on it."""
+
+
+@dataclass
+class _Watched:
+    version: int | None
+    ticket: _Ticket  # whose cache and engine read the session's version
+    waiters: set[asyncio.Event] = field(default_factory=set)
+    poked: asyncio.Event = field(default_factory=asyncio.Event)
+    failed: bool = False
+
+
+@dataclass
+class VersionWatch:
+    """Requests held until their session's version moves (see the module's "Held requests").
+
+    Everything but `poke` runs on the server's event loop. `recheck`: seconds between two reads of
+    a watched session's version (another replica's change shows within this plus the cache's
+    age); `stopping`: asked at each recheck, True when the server shuts down, which then
+    answers every held request at once instead of making the shutdown wait for them.
+    """
+
+    recheck: float
+    stopping: Callable[[], bool] = lambda: False
+    _sessions: dict[tuple[int, int], _Watched] = field(default_factory=dict)
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    def __len__(self) -> int:
+        """How many requests are held now."""
+        return sum(len(watched.waiters) for watched in self._sessions.values())
+
+    def poke(self, session_id: int) -> None:
+        """From any thread, after this process changed the session: its held requests learn the
+        new version now rather than at the next recheck."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._poke_now, session_id)
+
+    def _poke_now(self, session_id: int) -> None:
+        for (_, watched_id), watched in self._sessions.items():
+            if watched_id == session_id:
+                watched.poked.set()
+
+    async def wait(self, ticket: _Ticket, drawn: int, hold: float = HOLD_SECONDS) -> int | None:
+        """The session's version once it differs from `drawn`, or after `hold` seconds (then
+        likely `drawn` again); None when the session is gone. Raises WatchFailed when the
+        version cannot be read."""
+        self._loop = asyncio.get_running_loop()
+        key = (id(ticket.engine), ticket.session_id)
+        watched = self._sessions.get(key)
+        if self.stopping():
+            return await _current_version(ticket)
+        if watched is None:
+            version = await _current_version(ticket)
+            if version != drawn or version is None:
+                return version
+            watched = self._sessions[key] = _Watched(version, ticket)
+            asyncio.get_running_loop().create_task(self._watch(key, watched))
+        elif watched.failed or watched.version is None or watched.version > drawn:
+            return self._outcome(watched)  # the page drew an older version: it moved
+        elif watched.version < drawn:  # the page saw a change before this watch did: read now
+            watched.poked.set()
+        waiter = asyncio.Event()
+        previous, ticket.held = ticket.held, waiter
+        if previous is not None:
+            previous.set()
+        watched.waiters.add(waiter)
+        try:
+            await asyncio.wait_for(waiter.wait(), hold)
+        except TimeoutError:
+            pass
+        finally:
+            watched.waiters.discard(waiter)
+            if ticket.held is waiter:
+                ticket.held = None
+        return self._outcome(watched)
+
+    @staticmethod
+    def _outcome(watched: _Watched) -> int | None:
+        if watched.failed:
+            raise WatchFailed
+        return watched.version
+
+    async def _watch(self, key: tuple[int, int], watched: _Watched) -> None:
+        """One per session with held requests: re-read its version every `recheck` seconds (or
+        when poked), wake every held request when it moved, and end when none is held."""
+        try:
+            while True:
+                try:
+                    await asyncio.wait_for(watched.poked.wait(), self.recheck)
+                except TimeoutError:
+                    pass
+                watched.poked.clear()
+                if not watched.waiters:
+                    break
+                if self.stopping():
+                    self._release(watched)
+                    continue
+                try:
+                    version = await _current_version(watched.ticket)
+                except Exception:  # noqa: BLE001 (the route answers 503; the page shows why)
+                    watched.failed = True
+                    self._release(watched)
+                    break
+                if version != watched.version:
+                    watched.version = version
+                    self._release(watched)
+        finally:
+            if self._sessions.get(key) is watched:
+                del self._sessions[key]
+
+    @staticmethod
+    def _release(watched: _Watched) -> None:
+        for waiter in watched.waiters:
+            waiter.set()
+
+
+async def _current_version(ticket: _Ticket) -> int | None:
+    """The version from the fresh cache, or read off the event loop (at most once per session
+    and cache age)."""
+    fresh, version = ticket.cached_version(time.monotonic())
+    if fresh:
+        return version
+    return await asyncio.to_thread(ticket.read_version)

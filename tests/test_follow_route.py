@@ -10,13 +10,16 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import os
+import subprocess
+import sys
 import time
 
 import pytest
 
-from bench.load import Follower, join_phone
+from bench.load import Follower, free_port, join_phone, wait_until_serving
 from classroom import follow, live, store
-from tests.conftest import run_coroutine, serve_app
+from tests.conftest import ROOT, run_coroutine, serve_app
 from ui import live as ui_live
 
 pytestmark = pytest.mark.xdist_group("follow_route")
@@ -81,24 +84,32 @@ def test_the_route_answers_the_version_and_nothing_else(hall):
     run_coroutine(scenario())
 
 
-def test_a_push_moves_the_version_and_the_trigger_reruns_the_fragment_with_the_question(hall):
+def test_a_held_request_is_answered_when_a_push_moves_the_version_and_the_fragment_reruns(hall):
     port, engine, session = hall
 
     async def scenario() -> None:
         phone = await join_phone(port, session.code, 2)
         follower = Follower(phone, next(iter(phone.fragments)))
         try:
-            assert await follower.beat() is None  # nothing moved: no rerun
             before = follow_data(phone)["version"]
+            url = follow_data(phone)["url"]
+            # A page that drew an older version is answered at once; one that drew the current
+            # version is held (here for the 1 s the phone waits) and then let go.
+            status, _, body = await asyncio.to_thread(get, port, f"{url}?v={before - 1}")
+            assert (status, body) == (200, str(before))
+            assert await follower.beat(until=time.monotonic() + 1) is None  # nothing moved
+            held = asyncio.ensure_future(follower.beat(until=time.monotonic() + 30))
+            await asyncio.sleep(1)
+            assert not held.done(), "the request is held while the version stays"
+            pushed = time.monotonic()
             live.push_quiz(engine, session.id, "wire/quiz", "WIRE QUESTION?", ["yes", "no"], 0, "")
-            # Pushed through the database (as by another replica): this process sees it
-            # within the cache's age; the phone's next beat reruns its fragment once it does.
-            deadline = time.monotonic() + 30
-            ran = None
-            while ran is None and time.monotonic() < deadline:
-                await asyncio.sleep(ui_live.CACHE_SECONDS)
-                ran = await follower.beat()
-            assert ran is not None, "the route's version moved and the phone reran"
+            # Pushed through the database (as by another replica): the server's watch reads the
+            # version every CACHE_SECONDS from a cache at most CACHE_SECONDS old, answers the
+            # held request, and the phone reruns its fragment.
+            ran = await held
+            assert ran is not None, "the held request was answered and the phone reran"
+            waited = time.monotonic() - pushed - ran
+            assert waited < 2 * ui_live.CACHE_SECONDS + 1.0, waited  # 1 s for a loaded machine
             sent = phone.last_sent.rerun_script
             assert sent.fragment_id == follower.fragment  # the fragment only, by the trigger
             assert not sent.is_auto_rerun
@@ -144,6 +155,41 @@ def test_a_hammering_ticket_is_limited_and_its_neighbour_on_the_same_address_is_
     assert status == 200 and body.isdigit()
 
 
+async def status_of(port: int, path: str) -> int:
+    """One GET on a connection of its own; its status (cancel the task to hang up)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        await writer.drain()
+        return int((await reader.readline()).split()[1])
+    finally:
+        writer.close()
+
+
+def test_a_ticket_holds_one_request_however_many_a_script_opens(hall):
+    port, _engine, session = hall
+
+    async def scenario() -> tuple[list[int], int]:
+        phone = await join_phone(port, session.code, 6)
+        data = follow_data(phone)
+        await phone.close()
+        held = f"{data['url']}?v={data['version']}"
+        # A script opens one more than the ticket's burst at once, each on its own connection,
+        # each naming the current version: one is refused, and every newer held request lets
+        # the older go, so one stays held.
+        asking = [asyncio.ensure_future(status_of(port, held)) for _ in range(follow.TICKET_BURST + 1)]
+        await asyncio.sleep(2)
+        answered = sorted(task.result() for task in asking if task.done())
+        still_held = [task for task in asking if not task.done()]
+        for task in still_held:
+            task.cancel()
+        return answered, len(still_held)
+
+    answered, still_held = run_coroutine(scenario())
+    assert still_held == 1
+    assert answered == [200] * (follow.TICKET_BURST - 1) + [429]
+
+
 def test_an_ended_session_reruns_its_phones_once_and_stops_their_polling(hall):
     port, engine, _ = hall
     ending, _token = live.create_session(engine, class_size=30)
@@ -153,11 +199,7 @@ def test_an_ended_session_reruns_its_phones_once_and_stops_their_polling(hall):
         follower = Follower(phone, next(iter(phone.fragments)))
         try:
             live.end_session(engine, ending.id)
-            deadline = time.monotonic() + 30
-            ran = None
-            while ran is None and time.monotonic() < deadline:
-                await asyncio.sleep(ui_live.CACHE_SECONDS)
-                ran = await follower.beat()
+            ran = await follower.beat(until=time.monotonic() + 30)  # held until the end shows
             assert ran is not None
             assert any("ended" in text for text in phone.texts), phone.texts
             assert follow_data(phone)["url"] is None  # nothing more to ask
@@ -168,3 +210,41 @@ def test_an_ended_session_reruns_its_phones_once_and_stops_their_polling(hall):
             await phone.close()
 
     run_coroutine(scenario())
+
+
+def test_a_server_told_to_stop_answers_its_held_requests_and_stops_at_once(tmp_path):
+    """A held request would otherwise keep uvicorn's graceful shutdown waiting for up to
+    follow.HOLD_SECONDS (every redeploy, every test server with a phone on it)."""
+    url = f"sqlite:///{tmp_path / 'live.sqlite3'}"
+    engine = store.make_engine(url)
+    live.ensure_schema(engine)
+    session, _token = live.create_session(engine, class_size=30)
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, "DPLAB_WARM": "0", store.DATABASE_URL_ENV: url})
+    try:
+        wait_until_serving(port, server)
+
+        async def scenario() -> tuple[int, str, float]:
+            phone = await join_phone(port, session.code, 1)
+            data = follow_data(phone)
+            asking = asyncio.ensure_future(asyncio.to_thread(get, port, f"{data['url']}?v={data['version']}"))
+            await asyncio.sleep(1)
+            assert not asking.done(), "held"
+            told = time.monotonic()
+            server.terminate()
+            status, _, body = await asyncio.wait_for(asking, 10)
+            await asyncio.to_thread(server.wait, 10)
+            return status, body, time.monotonic() - told
+
+        status, body, stopped_in = run_coroutine(scenario())
+        assert (status, body) == (200, str(session.version))
+        assert stopped_in < follow.HOLD_SECONDS / 2, stopped_in
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait(timeout=30)
+        engine.dispose()

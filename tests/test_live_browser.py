@@ -96,6 +96,15 @@ def test_a_quiz_in_two_rounds_with_one_instructor_and_three_phones(browser, live
     devices = {device_of(phone) for phone in phones}
     assert len(devices) == 3, "each browser is its own device"
 
+    # A waiting phone holds one request to the version route, naming the version it drew, and
+    # the server keeps it until the version moves: over 3 asking intervals, one request at most
+    # (asking every interval, as before the hold, would make 3).
+    asked = []
+    phones[0].on("request", lambda request: asked.append(request.url) if "/live-version/" in request.url else None)
+    phones[0].wait_for_timeout(3000 * ui_live.FOLLOW_SECONDS)
+    assert len(asked) <= 1, asked
+    assert all(re.search(r"/live-version/[\w-]+\?v=\d+$", url) for url in asked), asked
+
     # Push the quiz: every phone shows it without a reload.
     pushed = time.monotonic()
     teacher.get_by_role("button", name="Ask the class").click(timeout=WAIT)

@@ -5,6 +5,7 @@ is due to change by itself) in each state of a question."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import time
@@ -13,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from classroom import follow, limits, live, store
-from tests.conftest import ROOT, assert_clean, lesson
+from tests.conftest import ROOT, assert_clean, lesson, run_coroutine
 from ui import live as ui_live
 from ui import poll as ui_poll
 
@@ -115,6 +116,124 @@ def test_the_cache_answers_without_the_database_only_while_fresh(tmp_path):
     live.end_session(engine, session.id)
     assert entry.read_version() == live.version(engine, session.id) > session.version
     engine.dispose()
+
+
+# ── Held requests (classroom.follow.VersionWatch), directly ────────────────────────────────
+
+RECHECK = 0.05  # the watch's re-read, short for the tests (the app's is CACHE_SECONDS)
+
+
+@pytest.fixture
+def watched(tmp_path):
+    """A live session, a ticket registered for it, and a watch; the cache as the app's."""
+    engine = store.make_engine(f"sqlite:///{tmp_path / 'live.sqlite3'}")
+    live.ensure_schema(engine)
+    session, _ = live.create_session(engine, class_size=30)
+    tickets = follow.FollowTickets(ask_every=EVERY)
+    views = live.SessionCache(max_age=RECHECK)
+
+    def ticket() -> follow._Ticket:
+        issued = tickets.new_ticket()
+        tickets.register(issued, session.id, views, engine, time.monotonic())
+        return tickets.admit(issued, "203.0.113.7", time.monotonic())[1]
+
+    yield engine, session, ticket, views
+    engine.dispose()
+
+
+def held(watch, ticket, drawn, hold=5.0):
+    return asyncio.ensure_future(watch.wait(ticket, drawn, hold))
+
+
+def test_a_held_request_waits_for_the_version_to_move_and_an_older_one_is_answered_at_once(watched):
+    engine, session, ticket, _views = watched
+    watch = follow.VersionWatch(recheck=RECHECK)
+
+    async def scenario() -> None:
+        page = ticket()
+        assert await watch.wait(page, session.version - 1) == session.version  # drew an older one
+        started = time.monotonic()
+        assert await watch.wait(page, session.version, hold=0.3) == session.version  # let go
+        assert 0.3 <= time.monotonic() - started < 2
+        waiting = [held(watch, ticket(), session.version) for _ in range(3)]
+        await asyncio.sleep(3 * RECHECK)
+        assert not any(w.done() for w in waiting) and len(watch) == 3
+        # Another replica's push: only the database knows; the watch re-reads it.
+        live.push_quiz(engine, session.id, "t/q", "Q?", ["a", "b"], 0, "")
+        moved = live.version(engine, session.id)
+        answers = await asyncio.wait_for(asyncio.gather(*waiting), 2)
+        assert answers == [moved] * 3 and len(watch) == 0
+        await asyncio.sleep(3 * RECHECK)
+        assert not watch._sessions  # the session's watch ended with its last held request
+
+    run_coroutine(scenario())
+
+
+def test_a_poke_answers_at_once_without_waiting_for_the_recheck(watched):
+    engine, session, ticket, views = watched
+    watch = follow.VersionWatch(recheck=60.0)  # no recheck within the test: only the poke
+
+    async def scenario() -> None:
+        waiting = held(watch, ticket(), session.version, hold=30)
+        await asyncio.sleep(0.1)
+        live.push_quiz(engine, session.id, "t/q", "Q?", ["a", "b"], 0, "")
+        views.invalidate(session.id)  # what ui.live.published does first
+        started = time.monotonic()
+        await asyncio.to_thread(watch.poke, session.id)  # from a script thread
+        assert await asyncio.wait_for(waiting, 5) == live.version(engine, session.id)
+        assert time.monotonic() - started < 2
+
+    run_coroutine(scenario())
+
+
+def test_a_ticket_holds_one_request_a_newer_one_lets_the_older_go(watched):
+    _engine, session, ticket, _views = watched
+    watch = follow.VersionWatch(recheck=RECHECK)
+
+    async def scenario() -> None:
+        page = ticket()
+        first = held(watch, page, session.version, hold=30)
+        await asyncio.sleep(0.1)
+        second = held(watch, page, session.version, hold=30)
+        assert await asyncio.wait_for(first, 2) == session.version  # released, unchanged
+        assert not second.done() and len(watch) == 1
+        second.cancel()
+
+    run_coroutine(scenario())
+
+
+def test_a_stopping_server_lets_every_held_request_go_and_holds_no_new_one(watched):
+    _engine, session, ticket, _views = watched
+    stopping = []
+    watch = follow.VersionWatch(recheck=RECHECK, stopping=lambda: bool(stopping))
+
+    async def scenario() -> None:
+        waiting = [held(watch, ticket(), session.version, hold=30) for _ in range(2)]
+        await asyncio.sleep(0.1)
+        stopping.append(True)
+        assert await asyncio.wait_for(asyncio.gather(*waiting), 2) == [session.version] * 2
+        assert await asyncio.wait_for(watch.wait(ticket(), session.version, 30), 2) == session.version
+
+    run_coroutine(scenario())
+
+
+def test_a_session_that_cannot_be_read_fails_its_held_requests_and_a_gone_one_answers_none(watched):
+    engine, session, ticket, views = watched
+    watch = follow.VersionWatch(recheck=RECHECK)
+
+    async def scenario() -> None:
+        page = ticket()
+        waiting = held(watch, page, session.version, hold=30)
+        await asyncio.sleep(0.1)
+        page.read_version = lambda: (_ for _ in ()).throw(OSError("database down"))
+        views.invalidate(session.id)
+        with pytest.raises(follow.WatchFailed):
+            await asyncio.wait_for(waiting, 2)
+        gone = ticket()
+        gone.session_id = 10**6  # a session that is not in the database
+        assert await watch.wait(gone, 1) is None
+
+    run_coroutine(scenario())
 
 
 # ── What the page hands the browser (AppTest) ───────────────────────────────────────────────

@@ -8,6 +8,7 @@ Streamlit; the pages are app_pages/live-instructor.py and app_pages/live-join.py
 from __future__ import annotations
 
 import os
+import signal
 import time
 
 import streamlit as st
@@ -25,12 +26,15 @@ from ui.course import LESSONS, Lesson
 INSTRUCTOR_SLUG = "live-instructor"
 JOIN_SLUG = "live-join"
 ADMIN_KEY = "live_admin"  # {"code": …, "token": …}: the admin token lives here, not in the URL
-# A waiting phone's browser asks the version route (below) this often, and reruns its follow
-# fragment when the version moved: a new question shows within FOLLOW_SECONDS plus one rerun.
-# A request costs the server about 1-1.5 ms of CPU; a fragment rerun, which is what each phone
-# did every FOLLOW_SECONDS before, 3-7 ms, nearly all of it Streamlit's own (docs/PERFORMANCE.md,
-# "The live class" and "Lecture on one process"). A deployment can trade CPU for latency with
-# DPLAB_LIVE_FOLLOW_SECONDS (0.5 to 10). The projector re-reads the votes every PROJECTOR_SECONDS.
+# A waiting phone's browser holds a request to the version route (below), which the server
+# answers when the version moves (or after follow.HOLD_SECONDS), and reruns its follow fragment
+# when it moved: a push from this process shows after one rerun, one from another replica within
+# CACHE_SECONDS more. Two asks of a page start at least FOLLOW_SECONDS apart, which is also the
+# pace of a page whose route fails (then each ask is a fragment rerun, as every tick was before
+# issue 28). A request costs the server about 1-1.5 ms of CPU; a fragment rerun 3-7 ms, nearly
+# all of it Streamlit's own (docs/PERFORMANCE.md, "The live class" and "Lecture on one
+# process"). DPLAB_LIVE_FOLLOW_SECONDS (0.5 to 10) sets it. The projector re-reads the votes
+# every PROJECTOR_SECONDS.
 FOLLOW_ENV = "DPLAB_LIVE_FOLLOW_SECONDS"
 
 
@@ -44,12 +48,11 @@ def _follow_seconds(raw: str | None, default: float = 2.0) -> float:
 
 FOLLOW_SECONDS = _follow_seconds(os.environ.get(FOLLOW_ENV))
 PROJECTOR_SECONDS = 1.0
-# The follow fragment's own server-side tick, a safety net under the browser's polling: a phone
-# whose component script never runs still shows a push within this long (a reload at once).
-# A tick of every phone costs what the route's requests cost in total: 300 phones at 60 s are
-# 5 reruns a second, about 0.03 of a core, against 0.14-0.22 for their requests every 2 s. When the
-# route cannot be reached or refuses, the script itself falls back to rerunning the fragment
-# every FOLLOW_SECONDS (the cost of a tick, as before the route), so no phone is stranded.
+# The follow fragment's own server-side tick, a safety net under the browser's requests: a
+# phone whose component script never runs still shows a push within this long (a reload at
+# once). 300 phones at 60 s are 5 reruns a second, about 0.03 of a core. When the route cannot
+# be reached or refuses, the script itself falls back to rerunning the fragment every
+# FOLLOW_SECONDS (the cost of a tick, as before the route), so no phone is stranded.
 SAFETY_SECONDS = 60.0
 # How stale a process's cached view may get before it reads the version counter again. Changes
 # made through this process are seen at once (the cache is invalidated); another replica's
@@ -79,8 +82,10 @@ def session_cache() -> live.SessionCache:
 
 
 def published(session_id: int) -> None:
-    """After an instructor action: this process's phones see it at their next tick."""
+    """After an instructor action: this process's phones see it now (their held requests are
+    answered) or, for a phone whose route is not reached, at its next rerun."""
     session_cache().invalidate(session_id)
+    version_watch.poke(session_id)
 
 
 database_guard = ui_poll.database_guard
@@ -95,6 +100,28 @@ FOLLOW_RUNS_KEY = "live_follow_runs"
 # The tickets this process issued (classroom.follow): one registry per process, shared by the
 # pages' script threads and the route on the server's event loop.
 follow_tickets = follow.FollowTickets(ask_every=FOLLOW_SECONDS)
+
+
+def _server_stopping() -> bool:
+    """True once the server shuts down, so held requests are answered then and the shutdown does
+    not wait follow.HOLD_SECONDS for them. Under `streamlit run` of an st.App, uvicorn owns the
+    signals: its SIGTERM/SIGINT handler is its server's `handle_exit`, which sets `should_exit`
+    and then waits for every open request before Streamlit's runtime hears of it."""
+    from streamlit.runtime import Runtime, RuntimeState
+
+    uvicorn_server = getattr(signal.getsignal(signal.SIGTERM), "__self__", None)
+    if getattr(uvicorn_server, "should_exit", False):
+        return True
+    return Runtime.exists() and Runtime.instance().state in (RuntimeState.STOPPING, RuntimeState.STOPPED)
+
+
+version_watch = follow.VersionWatch(recheck=CACHE_SECONDS, stopping=_server_stopping)
+
+
+def how_it_works() -> str:
+    """The instructor page's account of how the phones follow, with this server's figures."""
+    return lessons.section_text(INSTRUCTOR_SLUG, "how-it-works", follow=FOLLOW_SECONDS,
+                                hold=follow.HOLD_SECONDS)
 
 
 def version_route_path() -> str:
@@ -119,15 +146,24 @@ async def _answer_version(request: Request) -> Response:
         if refusal.status is follow.Status.LIMITED:
             no_store["Retry-After"] = str(limits.whole_seconds(refusal.retry_after))
         return Response(status_code=refusal.status.value, headers=no_store)
-    fresh, version = ticket.cached_version(now)
-    if not fresh:  # at most once per session and CACHE_SECONDS: off the event loop
-        try:
-            version = await run_in_threadpool(ticket.read_version)
-        except Exception:  # noqa: BLE001 (the page's own rerun shows the database's message)
-            return Response(status_code=503, headers=no_store)
+    drawn = _drawn_version(request.query_params.get("v"))
+    try:
+        if drawn is not None:  # held until the version moves (classroom.follow, "Held requests")
+            version = await version_watch.wait(ticket, drawn)
+        else:
+            fresh, version = ticket.cached_version(now)
+            if not fresh:  # at most once per session and CACHE_SECONDS: off the event loop
+                version = await run_in_threadpool(ticket.read_version)
+    except Exception:  # noqa: BLE001 (the page's own rerun shows the database's message)
+        return Response(status_code=503, headers=no_store)
     if version is None:
         return Response(status_code=410, headers=no_store)
     return PlainTextResponse(str(version), headers=no_store)
+
+
+def _drawn_version(raw: str | None) -> int | None:
+    """The `v=` a page sends (the version it drew), or None: then the route answers at once."""
+    return int(raw) if raw is not None and raw.isascii() and raw.isdigit() and len(raw) <= 12 else None
 
 
 def version_routes() -> list[Route]:
@@ -135,14 +171,17 @@ def version_routes() -> list[Route]:
     return [Route(version_route_path() + "/{ticket}", _answer_version, methods=["GET"])]
 
 
-# Runs in the phone's browser, inside the follow fragment. Every every_ms it asks the version
-# route; when the answer differs from the version this run drew, it triggers a rerun of the
-# fragment (a trigger of a widget inside a fragment reruns only the fragment). A failed or
-# refused request also triggers a rerun, so a phone whose route is unreachable (a proxy that
-# does not pass it, a replica that did not issue the ticket) follows by reruns every every_ms,
-# as every phone did before. The drawing's own deadline (a countdown, the new-session wait)
-# reruns it at rerun_in_ms. Each rerun draws the component again with new data (its run
-# number), which ends this loop and starts the next.
+# Runs in the phone's browser, inside the follow fragment. It asks the version route with the
+# version this run drew (`?v=`); the server holds the request until the version moves (or
+# follow.HOLD_SECONDS pass, then it answers the same number and the page asks again). When the
+# answer differs, it triggers a rerun of the fragment (a trigger of a widget inside a fragment
+# reruns only the fragment). Two asks start at least every_ms apart, whatever happens, so a
+# page asks at most at the honest rate the route allows. A failed or refused request also
+# triggers a rerun, so a phone whose route is unreachable (a proxy that does not pass it, a
+# replica that did not issue the ticket) follows by reruns every every_ms, as every phone did
+# before. The drawing's own deadline (a countdown, the new-session wait) reruns it at
+# rerun_in_ms. Each rerun draws the component again with new data (its run number), which ends
+# this loop (and aborts its held request) and starts the next.
 _FOLLOW_JS = """
 export default function (component) {
   const { data, setTriggerValue } = component;
@@ -154,13 +193,20 @@ export default function (component) {
   if (!data || !data.url) return;
   let done = false;
   const timers = [];
-  const later = (task, ms) => timers.push(setTimeout(task, ms));
+  const asking = new AbortController();
+  const later = (task, ms) => timers.push(setTimeout(task, Math.max(0, ms)));
   const rerun = (why) => { if (!done) setTriggerValue("rerun", why + " " + data.run); };
+  const url = data.url + "?v=" + encodeURIComponent(data.version);
+  const nextAsk = () => (slot.askedAt || 0) + data.every_ms - Date.now();
   async function ask() {
     if (done) return;
+    slot.askedAt = Date.now();
+    // The same number after a hold: ask again at once. Anything else triggers a rerun, whose
+    // new run asks again; this loop asks again only every every_ms, in case the rerun is lost.
     let wait = data.every_ms;
     try {
-      const response = await fetch(data.url, { cache: "no-store", credentials: "same-origin" });
+      const response = await fetch(url, { cache: "no-store", credentials: "same-origin",
+                                          signal: asking.signal });
       const text = response.ok ? (await response.text()).trim() : "";
       if (done) return;
       if (response.status === 429) {
@@ -171,15 +217,18 @@ export default function (component) {
         rerun("route " + response.status);
       } else if (text !== String(data.version)) {
         rerun("moved");
+      } else {
+        wait = 0;
       }
     } catch (error) {
+      if (done) return;
       rerun("unreachable");
     }
-    later(ask, wait);
+    later(ask, Math.max(wait, nextAsk()));
   }
-  later(ask, data.every_ms);
+  later(ask, nextAsk());
   if (typeof data.rerun_in_ms === "number") later(() => rerun("due"), data.rerun_in_ms);
-  const stop = () => { done = true; timers.forEach(clearTimeout); };
+  const stop = () => { done = true; timers.forEach(clearTimeout); asking.abort(); };
   slot.stop = stop;
   return stop;
 }
@@ -191,7 +240,7 @@ FOLLOW_KEY = "live_follow"
 def follow_changes(db: Engine, views: live.SessionCache, session_id: int,
                    current: live.View | None, rerun_in: float | None) -> None:
     """Inside the phone's follow fragment: the browser reruns it when the session's version
-    moves (asking the version route every FOLLOW_SECONDS), and after `rerun_in` seconds when
+    moves (its request to the version route is answered), and after `rerun_in` seconds when
     the drawing changes by itself. Nothing is polled once the session is gone or over."""
     runs = st.session_state[FOLLOW_RUNS_KEY] = st.session_state.get(FOLLOW_RUNS_KEY, 0) + 1
     ticket = st.session_state.setdefault(FOLLOW_TICKET_KEY, follow.FollowTickets.new_ticket())
