@@ -235,11 +235,13 @@ class VersionWatch:
             version = await _current_version(ticket)
             if version != drawn or version is None:
                 return version
-            watched = self._sessions[key] = _Watched(version, ticket)
-            asyncio.get_running_loop().create_task(self._watch(key, watched))
-        elif watched.failed or watched.version is None or watched.version > drawn:
+            watched = self._sessions.get(key)  # another request may have started one meanwhile
+            if watched is None:
+                watched = self._sessions[key] = _Watched(version, ticket)
+                asyncio.get_running_loop().create_task(self._watch(key, watched))
+        if watched.failed or watched.version is None or watched.version > drawn:
             return self._outcome(watched)  # the page drew an older version: it moved
-        elif watched.version < drawn:  # the page saw a change before this watch did: read now
+        if watched.version < drawn:  # the page saw a change before this watch did: read now
             watched.poked.set()
         waiter = asyncio.Event()
         previous, ticket.held = ticket.held, waiter
