@@ -79,6 +79,11 @@ def keep_probability_chart(epsilon: float) -> go.Figure:
          "y": [0.5 + rr_alpha(epsilon), 0.5 + lecture_theorem_alpha(epsilon)], "mode": "markers",
          "name": f"your ε = {epsilon:.3g}",
          "marker": {"color": INK, "size": 13, "symbol": ["circle", "square"]}},
+        # Named in the legend, not on the plot: wherever a label sat inside the plot box, some
+        # width or ε put a curve, the fair-coins line or the y axis's labels through it.
+        {"type": "scatter", "x": [None], "y": [None], "mode": "markers", "hoverinfo": "skip",
+         "name": "shaded: above 1, not a probability",
+         "marker": {"symbol": "square", "size": 14, "color": GREY, "opacity": 0.3}},
     ]
     return _figure(
         "Keep probability ½ + α against ε", "ε (privacy-loss bound)", "Pr[report = truth]", traces,
@@ -86,11 +91,6 @@ def keep_probability_chart(epsilon: float) -> go.Figure:
         shapes=[{"type": "rect", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": 1,
                  "y1": 1.55, "fillcolor": GREY, "opacity": 0.12, "line": {"width": 0},
                  "layer": "below"}],
-        # top left, ending before the fair-coins line at ε = ln 3: the slide's curve stays
-        # under 1 there (at the right end it ran through the label on a half-width chart)
-        annotations=[{"x": LN3, "y": 1.55, "xanchor": "right", "yanchor": "top",
-                      "showarrow": False, "align": "right", "text": "not a<br>probability", "xshift": -8,
-                      "font": {"color": GREY}}],
     )
 
 
